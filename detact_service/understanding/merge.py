@@ -1,0 +1,126 @@
+"""Merge: OCR lines, segments and detector boxes become one de-duplicated list in reading order.
+
+- Boxes from segmenters and detectors that overlap (IoU above a threshold) are de-duplicated, keeping the
+  more trusted source (detector over segmenter) and then the higher score.
+- Text inside an atomic widget (button, input, link, tab, ...) becomes that widget's text; text inside a
+  container (region, image) stays its own element.
+- Ids are assigned 0..N-1 in reading order: rows top to bottom, left to right within a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import supervision as sv
+
+from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage
+
+DUPLICATE_IOU = 0.7
+TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
+SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
+TEXT_HOLDERS = frozenset(
+    {
+        ElementType.BUTTON,
+        ElementType.INPUT,
+        ElementType.TEXTAREA,
+        ElementType.DROPDOWN,
+        ElementType.TAB,
+        ElementType.MENU_ITEM,
+        ElementType.LIST_ITEM,
+        ElementType.LINK,
+        ElementType.TOGGLE,
+    }
+)
+
+
+def containment(inner: npt.NDArray[np.number], outer: npt.NDArray[np.number]) -> npt.NDArray[np.float64]:
+    """``(I, O)`` matrix: the share of each inner box's area that lies inside each outer box."""
+    if len(inner) == 0 or len(outer) == 0:
+        return np.zeros((len(inner), len(outer)))
+    top_left = np.maximum(inner[:, None, :2], outer[None, :, :2])
+    bottom_right = np.minimum(inner[:, None, 2:], outer[None, :, 2:])
+    overlap = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
+    area = np.clip(inner[:, 2:] - inner[:, :2], 1e-9, None).prod(axis=1)
+    return np.asarray(overlap / area[:, None], dtype=np.float64)
+
+
+def deduplicate(elements: Sequence[Element], iou: float = DUPLICATE_IOU) -> list[Element]:
+    """Non-maximum suppression over non-text boxes, trusting detectors over segmenters."""
+    if len(elements) < 2:
+        return list(elements)
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
+    priority = np.asarray([SOURCE_TRUST.get(e.source, 0.0) + min(e.score, 0.999) for e in elements])
+    keep = sv.box_non_max_suppression(np.column_stack([boxes, priority]), iou_threshold=iou)
+    return [e for e, kept in zip(elements, keep, strict=True) if kept]
+
+
+def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
+    """Give text lines to the smallest text-holding widget that contains them; return (texts, widgets)."""
+    holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS]
+    if not texts or not holders:
+        return list(texts), list(widgets)
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
+    holder_boxes = np.asarray([widgets[i].bbox for i in holders], dtype=np.float64)
+    inside = containment(text_boxes, holder_boxes) >= TEXT_INSIDE
+    holder_area = (holder_boxes[:, 2:] - holder_boxes[:, :2]).prod(axis=1)
+    owner = np.where(inside, holder_area[None, :], np.inf).argmin(axis=1)
+    owned = inside.any(axis=1)
+
+    widgets_out = list(widgets)
+    for column, widget_index in enumerate(holders):
+        lines = [texts[t] for t in np.flatnonzero(owned & (owner == column))]
+        if lines:
+            joined = " ".join(line.text or "" for line in reading_order(lines)).strip()
+            widget = widgets_out[widget_index]
+            text = f"{widget.text} {joined}".strip() if widget.text else joined
+            widgets_out[widget_index] = widget.replace(text=text or None)
+    remaining = [t for t, is_owned in zip(texts, owned, strict=True) if not is_owned]
+    return remaining, widgets_out
+
+
+def reading_order(elements: Sequence[Element]) -> list[Element]:
+    """Top-to-bottom rows, left to right within a row (a row: centres within half a line height)."""
+    if not elements:
+        return []
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
+    centers_y = (boxes[:, 1] + boxes[:, 3]) / 2
+    heights = boxes[:, 3] - boxes[:, 1]
+    order = np.argsort(centers_y, kind="stable")
+    rows: list[list[int]] = []
+    row_center = row_height = 0.0
+    for index in order:
+        if rows and abs(centers_y[index] - row_center) <= max(min(row_height, heights[index]) * 0.5, 4.0):
+            rows[-1].append(int(index))
+            continue
+        rows.append([int(index)])
+        row_center, row_height = centers_y[index], heights[index]
+    return [elements[i] for row in rows for i in sorted(row, key=lambda i: (boxes[i, 0], boxes[i, 1]))]
+
+
+def merge_elements(elements: Sequence[Element]) -> list[Element]:
+    """The merge stage's work on one screen's raw elements."""
+    texts = [e for e in elements if e.type is ElementType.TEXT and e.source == "ocr"]
+    others = deduplicate([e for e in elements if not (e.type is ElementType.TEXT and e.source == "ocr")])
+    texts, others = attach_text(texts, others)
+    ordered = reading_order([*texts, *others])
+    return [element.replace(id=index) for index, element in enumerate(ordered)]
+
+
+class MergeStage:
+    """The ``merge`` stage."""
+
+    slot = "merge"
+    name = "default"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def model_version(self) -> str | None:
+        return None
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        return [parse.with_elements(merge_elements(parse.elements)) for parse in parses]

@@ -1,0 +1,133 @@
+"""Screens the tests render themselves with Pillow, with the ground truth of what was drawn."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+
+
+def ui_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """DejaVu Sans when installed, else Pillow's bundled scalable font."""
+    path = FONT_DIR / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")
+    if path.is_file():
+        return ImageFont.truetype(str(path), size)
+    return ImageFont.load_default(size=size)
+
+
+@dataclass
+class Drawn:
+    """One widget the renderer drew, with its box and attributes."""
+
+    kind: str
+    bbox: tuple[int, int, int, int]
+    text: str | None = None
+    color: str | None = None
+    checked: bool | None = None
+
+
+@dataclass
+class RenderedScreen:
+    image: Image.Image
+    drawn: list[Drawn] = field(default_factory=list)
+
+    def png_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        self.image.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def of_kind(self, kind: str) -> list[Drawn]:
+        return [d for d in self.drawn if d.kind == kind]
+
+
+class ScreenPainter:
+    """Draws common widgets on a canvas and records what it drew."""
+
+    def __init__(self, width: int, height: int, background: tuple[int, int, int] = (255, 255, 255)) -> None:
+        self.image = Image.new("RGB", (width, height), background)
+        self.draw = ImageDraw.Draw(self.image)
+        self.drawn: list[Drawn] = []
+
+    def text(self, xy: tuple[int, int], text: str, size: int = 22, fill: tuple[int, int, int] = (20, 20, 20),
+             bold: bool = False, color: str | None = "black") -> Drawn:
+        font = ui_font(size, bold)
+        x1, y1, x2, y2 = (int(v) for v in self.draw.textbbox(xy, text, font=font))
+        self.draw.text(xy, text, font=font, fill=fill)
+        return self._add(Drawn("text", (x1, y1, x2, y2), text=text, color=color))
+
+    def button(self, box: tuple[int, int, int, int], label: str, fill: tuple[int, int, int],
+               text_fill: tuple[int, int, int] = (255, 255, 255), color: str | None = None) -> Drawn:
+        self.draw.rounded_rectangle(box, radius=6, fill=fill)
+        font = ui_font(22, bold=True)
+        tx1, ty1, tx2, ty2 = self.draw.textbbox((0, 0), label, font=font)
+        cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+        self.draw.text((cx - (tx2 - tx1) // 2 - tx1, cy - (ty2 - ty1) // 2 - ty1), label, font=font, fill=text_fill)
+        return self._add(Drawn("button", box, text=label, color=color))
+
+    def input(self, box: tuple[int, int, int, int], placeholder: str = "") -> Drawn:
+        self.draw.rectangle(box, fill=(255, 255, 255), outline=(150, 150, 150), width=2)
+        if placeholder:
+            font = ui_font(20)
+            self.draw.text((box[0] + 12, box[1] + (box[3] - box[1] - 20) // 2), placeholder, font=font,
+                           fill=(120, 120, 120))
+        return self._add(Drawn("input", box, text=placeholder or None, color="white"))
+
+    def checkbox(self, xy: tuple[int, int], checked: bool, size: int = 22) -> Drawn:
+        x, y = xy
+        box = (x, y, x + size, y + size)
+        if checked:
+            self.draw.rectangle(box, fill=(30, 100, 220), outline=(30, 100, 220), width=2)
+            self.draw.line([(x + 5, y + size // 2), (x + size // 2 - 1, y + size - 6), (x + size - 5, y + 5)],
+                           fill=(255, 255, 255), width=3)
+        else:
+            self.draw.rectangle(box, fill=(255, 255, 255), outline=(110, 110, 110), width=2)
+        return self._add(Drawn("checkbox", box, checked=checked))
+
+    def radio(self, xy: tuple[int, int], checked: bool, size: int = 22) -> Drawn:
+        x, y = xy
+        box = (x, y, x + size, y + size)
+        self.draw.ellipse(box, fill=(255, 255, 255), outline=(110, 110, 110), width=2)
+        if checked:
+            inset = size // 4
+            self.draw.ellipse((x + inset, y + inset, x + size - inset, y + size - inset), fill=(30, 100, 220))
+        return self._add(Drawn("radio", box, checked=checked))
+
+    def rect(self, box: tuple[int, int, int, int], fill: tuple[int, int, int], color: str | None = None) -> Drawn:
+        self.draw.rectangle(box, fill=fill)
+        return self._add(Drawn("rect", box, color=color))
+
+    def _add(self, drawn: Drawn) -> Drawn:
+        self.drawn.append(drawn)
+        return drawn
+
+    def done(self) -> RenderedScreen:
+        return RenderedScreen(self.image, self.drawn)
+
+
+def render_form(width: int = 1920, height: int = 1080) -> RenderedScreen:
+    """An ordinary sign-up form: title, labelled inputs, checkboxes, radios and two buttons."""
+    p = ScreenPainter(width, height, background=(246, 247, 249))
+    p.rect((0, 0, width, 64), fill=(33, 37, 41), color="black")
+    p.text((32, 18), "Acme Portal", size=26, fill=(255, 255, 255), bold=True, color="white")
+    p.rect((560, 120, 1360, 960), fill=(255, 255, 255), color="white")
+    p.text((620, 160), "Create your account", size=34, bold=True)
+    p.text((620, 240), "Email address", size=22)
+    p.input((620, 276, 1300, 326), placeholder="name@example.com")
+    p.text((620, 356), "Password", size=22)
+    p.input((620, 392, 1300, 442))
+    p.checkbox((620, 482), checked=True)
+    p.text((660, 480), "Remember me", size=22)
+    p.checkbox((620, 532), checked=False)
+    p.text((660, 530), "Send me the newsletter", size=22)
+    p.radio((620, 592), checked=True)
+    p.text((660, 590), "Personal", size=22)
+    p.radio((820, 592), checked=False)
+    p.text((860, 590), "Business", size=22)
+    p.button((620, 660, 860, 716), "Submit", fill=(37, 99, 235), color="blue")
+    p.button((900, 660, 1140, 716), "Cancel", fill=(220, 38, 38), color="red")
+    p.text((620, 760), "Forgot your password?", size=20, fill=(37, 99, 235), color="blue")
+    return p.done()
