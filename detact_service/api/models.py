@@ -1,0 +1,58 @@
+"""Request and status models of the HTTP API (the parse result itself is ``formats.schema``)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ParseRequest(BaseModel):
+    """JSON body of ``POST /parse`` (the alternative to a multipart upload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image_base64: str | None = Field(
+        None, description="The screenshot file (PNG, JPEG, ...) base64-encoded; a data: URL prefix is allowed."
+    )
+    profile: str | None = Field(None, description="Profile (detact, fast, full); default: the server's.")
+    formats: str | None = Field(None, description="Comma list of json, caap, detact, som; default json.")
+    task: str | None = Field(None, description="The agent's task, echoed back in the result.")
+
+
+class HealthResponse(BaseModel):
+    """Liveness."""
+
+    status: str = "ok"
+
+
+class ReadyResponse(BaseModel):
+    """Readiness of the default profile."""
+
+    ready: bool
+    profile: str | None = Field(None, description="The default profile.")
+    missing: list[str] = Field(default_factory=list, description="Stages whose models are not loaded yet.")
+    warming: bool = Field(False, description="A warm-up is in progress.")
+    reason: str | None = None
+    loaded_models: list[str] = Field(default_factory=list)
+
+
+class ProfileInfo(BaseModel):
+    """One profile and whether it can run here."""
+
+    name: str
+    description: str
+    stages: list[str] = Field(..., description="slot:backend, in run order.")
+    available: bool
+    reason: str | None = None
+
+
+class VersionResponse(BaseModel):
+    """What this server is and can do."""
+
+    name: str = "detact-service"
+    version: str
+    default_profile: str | None
+    available_profiles: list[str]
+    profiles: list[ProfileInfo]
+    backends: dict[str, list[str]] = Field(..., description="Registered backends per stage slot.")
+    device: str | None = None
+    formats: list[str]

@@ -1,0 +1,183 @@
+"""What the routes call: profile status, readiness, warm-up and running a parse off the event loop."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import anyio
+import anyio.to_thread
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from detact_service.api.errors import ApiError
+from detact_service.api.models import ProfileInfo
+from detact_service.formats import parse_formats, to_response
+from detact_service.formats.schema import ParseResponse
+from detact_service.io import load_image
+from detact_service.pipeline import (
+    PREFERENCE,
+    PROFILES,
+    Pipeline,
+    ProfileUnavailable,
+    check_profile,
+    default_profile,
+    resolve_backend,
+)
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage, StageUnavailable
+
+log = logging.getLogger("detact_service.api")
+
+PipelineGetter = Callable[[str], Pipeline]
+"""Profile name -> its (cached) pipeline; may raise ProfileUnavailable."""
+
+
+def profile_stages(name: str, settings: Settings) -> list[str]:
+    """``slot:backend`` of each stage of a profile, open slots resolved from the settings."""
+    stages = []
+    for slot, backend in PROFILES[name].stages:
+        try:
+            resolved = resolve_backend(slot, backend, settings)
+        except Exception:  # noqa: BLE001 - status reporting must not fail
+            resolved = backend or "auto"
+        stages.append(f"{slot}:{resolved}")
+    return stages
+
+
+def profile_info(name: str, settings: Settings) -> ProfileInfo:
+    """Whether a profile can run here, and if not why."""
+    reason = None
+    try:
+        check_profile(name, settings)
+    except Exception as exc:  # noqa: BLE001 - any failure makes the profile unavailable
+        reason = str(exc) if isinstance(exc, ProfileUnavailable) else f"{type(exc).__name__}: {exc}"
+    return ProfileInfo(
+        name=name,
+        description=PROFILES[name].description,
+        stages=profile_stages(name, settings),
+        available=reason is None,
+        reason=reason,
+    )
+
+
+def resolve_default_profile(settings: Settings) -> str:
+    """The configured profile, else the best available one, else ``detact``."""
+    try:
+        return default_profile(settings)
+    except Exception as exc:  # noqa: BLE001 - fall back to our own availability check
+        log.warning("default_profile failed (%s); checking profiles one by one", exc)
+    if settings.profile:
+        return settings.profile
+    for name in PREFERENCE:
+        if profile_info(name, settings).available:
+            return name
+    return "detact"
+
+
+def validate_options(profile: str | None, formats: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """Check a request's profile and formats (400 when unknown)."""
+    if profile is not None and profile not in PROFILES:
+        raise ApiError(
+            400, "unknown_profile", f"unknown profile {profile!r}; known profiles: {', '.join(PROFILES)}"
+        )
+    try:
+        names = parse_formats(formats)
+    except ValueError as exc:
+        raise ApiError(400, "unknown_format", str(exc)) from None
+    return profile, names
+
+
+def warmup_image() -> RGBImage:
+    """A small synthetic screen (a title, a field and a button) that makes every stage load its models."""
+    image = Image.new("RGB", (640, 360), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=22)
+    draw.text((24, 20), "Sign in to continue", font=font, fill=(20, 20, 20))
+    draw.rectangle((24, 80, 400, 124), outline=(150, 150, 150), width=2)
+    draw.text((36, 90), "Email address", font=font, fill=(120, 120, 120))
+    draw.rounded_rectangle((24, 160, 184, 208), radius=6, fill=(37, 99, 235))
+    draw.text((62, 170), "Submit", font=font, fill=(255, 255, 255))
+    return np.asarray(image, dtype=np.uint8).copy()
+
+
+class ParseService:
+    """Per-app state: readiness per profile, warm-up, and a limiter on concurrent pipeline runs.
+
+    Parses run in worker threads, at most ``max_concurrent`` at a time (the pipeline is CPU-bound and
+    its models already use all cores), so the event loop keeps answering /healthz meanwhile.
+    """
+
+    def __init__(self, settings: Settings, get_pipeline: PipelineGetter, max_concurrent: int = 1) -> None:
+        self.settings = settings
+        self.get_pipeline = get_pipeline
+        self.max_concurrent = max_concurrent
+        self.ready_profiles: set[str] = set()
+        self.warming = False
+        self.warmup_error: str | None = None
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    @property
+    def limiter(self) -> anyio.CapacityLimiter:
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.max_concurrent)
+        return self._limiter
+
+    async def pipeline(self, profile: str | None, get_pipeline: PipelineGetter | None = None) -> Pipeline:
+        """The pipeline of ``profile`` (default when ``None``); 503 when it cannot run here."""
+        name = profile or await anyio.to_thread.run_sync(resolve_default_profile, self.settings)
+        try:
+            return await anyio.to_thread.run_sync(get_pipeline or self.get_pipeline, name)
+        except (ProfileUnavailable, StageUnavailable) as exc:
+            raise ApiError(503, "profile_unavailable", str(exc)) from None
+        except ImportError as exc:
+            raise ApiError(
+                503, "profile_unavailable", f"profile {name!r} cannot be loaded here: {exc}"
+            ) from None
+
+    async def decode(self, data: bytes) -> tuple[RGBImage, float]:
+        """Decode and validate an upload in a worker thread; returns the image and the time taken (ms)."""
+        start = time.perf_counter()
+        image = await anyio.to_thread.run_sync(
+            lambda: load_image(data, max_pixels=self.settings.max_pixels, max_bytes=None)
+        )
+        return image, (time.perf_counter() - start) * 1000.0
+
+    async def parse(
+        self, pipeline: Pipeline, image: RGBImage, task: str | None, formats: tuple[str, ...]
+    ) -> ParseResponse:
+        """Run the pipeline and render the requested formats in a worker thread."""
+
+        def work() -> ParseResponse:
+            parse = pipeline.parse(image, task)
+            start = time.perf_counter()
+            response = to_response(parse, formats, image)
+            response.timings_ms["formats"] = round((time.perf_counter() - start) * 1000.0, 2)
+            return response
+
+        try:
+            response = await anyio.to_thread.run_sync(work, limiter=self.limiter)
+        except StageUnavailable as exc:
+            raise ApiError(503, "stage_unavailable", str(exc)) from None
+        self.ready_profiles.add(pipeline.profile.name)
+        return response
+
+    async def warm_up(self) -> None:
+        """Build the default pipeline and run it once so its models load; never raises."""
+        self.warming = True
+        try:
+            pipeline = await self.pipeline(None)
+            await anyio.to_thread.run_sync(
+                pipeline.parse, warmup_image(), limiter=self.limiter, abandon_on_cancel=True
+            )
+            self.ready_profiles.add(pipeline.profile.name)
+            log.info("warm-up done: profile %s is ready", pipeline.profile.name)
+        except ApiError as exc:
+            self.warmup_error = exc.message
+            log.warning("warm-up failed: %s", exc.message)
+        except Exception as exc:  # noqa: BLE001 - a failed warm-up leaves the server up, not ready
+            self.warmup_error = f"{type(exc).__name__}: {exc}"
+            log.exception("warm-up failed")
+        finally:
+            self.warming = False

@@ -1,0 +1,174 @@
+"""Reading ``POST /parse`` bodies with a size cap, whatever their encoding.
+
+Three encodings are accepted: multipart (file field ``image`` plus optional fields), a JSON
+:class:`ParseRequest` with ``image_base64``, or the raw image bytes with an ``image/*`` or
+``application/octet-stream`` content type. The declared Content-Length is checked first and the bytes
+are counted while they arrive, so an oversized body is refused before it is read into memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+from starlette.types import Message
+
+from detact_service.api.errors import ApiError, validation_message
+from detact_service.api.models import ParseRequest
+from detact_service.settings import Settings
+
+FORM_OVERHEAD = 1024 * 1024
+"""Room for multipart framing, form fields and JSON keys on top of the image itself."""
+
+FORM_FIELDS = ("profile", "formats", "task")
+
+
+@dataclass(frozen=True, slots=True)
+class ParseInput:
+    """The image bytes and options of one parse request (options ``None`` when not given)."""
+
+    data: bytes
+    profile: str | None = None
+    formats: str | None = None
+    task: str | None = None
+
+
+def max_upload_bytes(settings: Settings) -> int:
+    """The largest accepted image file, in bytes."""
+    return int(settings.max_upload_mb * 1024 * 1024)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(413, "upload_too_large", f"the upload is larger than the limit of {limit} bytes")
+
+
+def _limited(request: Request, limit: int) -> Request:
+    """The request, refusing (413) a declared or actual body larger than ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            length = int(declared)
+        except ValueError:
+            raise ApiError(400, "bad_request", "invalid Content-Length header") from None
+        if length > limit:
+            raise _too_large(limit)
+    received = 0
+    upstream = request.receive
+
+    async def receive() -> Message:
+        nonlocal received
+        message = await upstream()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise _too_large(limit)
+        return message
+
+    return Request(request.scope, receive)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    body = bytearray()
+    async for chunk in _limited(request, limit).stream():
+        body.extend(chunk)
+    return bytes(body)
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _blank_to_none(value: str | None) -> str | None:
+    return value if value is not None and value.strip() else None
+
+
+async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
+    """The image and options of a ``POST /parse`` request, or an :class:`ApiError`."""
+    max_bytes = max_upload_bytes(settings)
+    media_type = _media_type(request)
+    if media_type == "multipart/form-data":
+        return await _read_multipart(request, max_bytes)
+    if media_type == "application/json" or media_type.endswith("+json"):
+        return await _read_json(request, max_bytes)
+    if media_type.startswith("image/") or media_type == "application/octet-stream":
+        data = await _read_body(request, max_bytes)
+        return ParseInput(data=data)
+    if not media_type and not await _read_body(request, max_bytes):
+        raise ApiError(422, "missing_image", "no image: send a multipart field 'image' or JSON image_base64")
+    raise ApiError(
+        415,
+        "unsupported_media_type",
+        f"unsupported Content-Type {media_type or '(none)'!r}: send multipart/form-data with a file field "
+        "'image', application/json with image_base64, or the raw image with an image/* Content-Type",
+    )
+
+
+async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
+    form = await _limited(request, max_bytes + FORM_OVERHEAD).form(max_files=2, max_fields=len(FORM_FIELDS) + 4)
+    try:
+        upload = form.get("image")
+        if upload is None:
+            raise ApiError(422, "missing_image", "the multipart body has no file field 'image'")
+        if not isinstance(upload, UploadFile):
+            raise ApiError(422, "missing_image", "the multipart field 'image' must be a file upload")
+        if upload.size is not None and upload.size > max_bytes:
+            raise _too_large(max_bytes)
+        data = await upload.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise _too_large(max_bytes)
+        fields = {name: _form_field(form, name) for name in FORM_FIELDS}
+    finally:
+        await form.close()
+    return ParseInput(data=data, **fields)
+
+
+def _form_field(form: FormData, name: str) -> str | None:
+    value = form.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ApiError(422, "invalid_request", f"the multipart field {name!r} must be text, not a file")
+    return _blank_to_none(value)
+
+
+async def _read_json(request: Request, max_bytes: int) -> ParseInput:
+    max_encoded = 4 * math.ceil(max_bytes / 3)
+    body = await _read_body(request, max_encoded + FORM_OVERHEAD)
+    try:
+        payload = ParseRequest.model_validate_json(body)
+    except ValidationError as exc:
+        errors = exc.errors(include_input=False, include_url=False)
+        if any(error["type"] == "json_invalid" for error in errors):
+            raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
+        raise ApiError(422, "invalid_request", validation_message(errors)) from None
+    if payload.image_base64 is None:
+        raise ApiError(422, "missing_image", "the JSON body has no image_base64")
+    return ParseInput(
+        data=decode_base64(payload.image_base64, max_bytes),
+        profile=_blank_to_none(payload.profile),
+        formats=_blank_to_none(payload.formats),
+        task=payload.task,
+    )
+
+
+def decode_base64(text: str, max_bytes: int) -> bytes:
+    """Strictly decode standard base64 (whitespace and a ``data:...;base64,`` prefix allowed)."""
+    if text.startswith("data:"):
+        header, sep, text = text.partition(",")
+        if not sep or not header.endswith(";base64"):
+            raise ApiError(400, "bad_base64", "a data: URL must be base64-encoded (data:<type>;base64,<data>)")
+    compact = "".join(text.split())
+    if len(compact) > 4 * math.ceil(max_bytes / 3) + 4:
+        raise _too_large(max_bytes)
+    try:
+        data = base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError(400, "bad_base64", "image_base64 is not valid base64") from None
+    if len(data) > max_bytes:
+        raise _too_large(max_bytes)
+    return data

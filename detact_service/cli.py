@@ -1,0 +1,100 @@
+"""The ``detact`` command line: ``detact parse`` and ``detact serve``; it only translates to library calls."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Screen parsing for GUI agents.")
+
+
+class OutputFormat(StrEnum):
+    json = "json"
+    caap = "caap"
+    detact = "detact"
+    som = "som"
+
+
+@app.command()
+def parse(
+    image: Annotated[Path, typer.Argument(help="Screenshot to parse (PNG, JPEG, WebP, BMP, ...).")],
+    profile: Annotated[str | None, typer.Option(help="detact, fast or full; default: best available.")] = None,
+    output_format: Annotated[OutputFormat, typer.Option("--format", "-f", help="What to write.")] = (
+        OutputFormat.json
+    ),
+    task: Annotated[str | None, typer.Option(help="The agent's task, kept with the parse.")] = None,
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Parse one screenshot and print its elements."""
+    from detact_service.formats import to_caap, to_detact, to_public, to_som_png
+    from detact_service.io import ImageError, load_image_file
+    from detact_service.pipeline import ProfileUnavailable, get_pipeline
+    from detact_service.settings import get_settings
+
+    settings = get_settings()
+    try:
+        pixels = load_image_file(image, max_pixels=settings.max_pixels)
+    except (ImageError, FileNotFoundError) as exc:
+        typer.echo(f"error: {image}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        pipeline = get_pipeline(settings, profile)
+    except (ProfileUnavailable, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    result = pipeline.parse(pixels, task=task)
+
+    if output_format is OutputFormat.som:
+        target = out or image.with_name(f"{image.stem}.som.png")
+        target.write_bytes(to_som_png(pixels, result))
+        typer.echo(f"wrote {target} ({len(result.elements)} elements)", err=True)
+        return
+    if output_format is OutputFormat.caap:
+        text = to_caap(result)
+    elif output_format is OutputFormat.detact:
+        text = to_detact(result)
+    else:
+        text = to_public(result).model_dump_json(indent=2)
+    if out is not None:
+        out.write_text(text + "\n")
+        typer.echo(f"wrote {out} ({len(result.elements)} elements)", err=True)
+    else:
+        sys.stdout.write(text + "\n")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default DETACT_HOST or 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default DETACT_PORT or 8000).")] = None,
+) -> None:
+    """Run the HTTP API (FastAPI on uvicorn)."""
+    import uvicorn
+
+    from detact_service.api.app import create_app
+    from detact_service.settings import get_settings
+
+    settings = get_settings()
+    uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port)
+
+
+@app.command()
+def profiles() -> None:
+    """List the profiles and whether their models are present here."""
+    from detact_service.pipeline import PROFILES, available_profiles, default_profile
+    from detact_service.settings import get_settings
+
+    settings = get_settings()
+    available = available_profiles(settings)
+    default = default_profile(settings)
+    for name, spec in PROFILES.items():
+        mark = "available" if name in available else "missing models"
+        star = " (default)" if name == default else ""
+        typer.echo(f"{name:8} {mark:15} {spec.description}{star}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,166 @@
+"""The ``detect`` stage: an Ultralytics-exported YOLOv8 ONNX model run with ONNX Runtime.
+
+The model file and its class names come from ``models/manifest.json``; until a trained detector is
+shipped there, profiles that need this stage report themselves unavailable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage, StageUnavailable, cached_model
+
+NMS_IOU = 0.5
+LETTERBOX_FILL = 114  # Ultralytics' padding grey
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    """A detector's manifest entry."""
+
+    name: str
+    path: Path
+    classes: tuple[str, ...]
+    input_size: int
+    sha256: str | None
+
+
+def read_manifest(models_dir: Path) -> list[dict[str, Any]]:
+    """Entries of ``models/manifest.json`` (empty when there is none)."""
+    manifest = models_dir / "manifest.json"
+    if not manifest.is_file():
+        return []
+    data = json.loads(manifest.read_text())
+    return list(data.get("models", []))
+
+
+def detector_model_path(settings: Settings) -> DetectorSpec:
+    """The configured detector's spec; :class:`StageUnavailable` when it is not shipped here."""
+    for entry in read_manifest(settings.models_dir):
+        if entry.get("name") == settings.detector_model and entry.get("kind", "detector") == "detector":
+            path = settings.models_dir / entry["file"]
+            if not path.is_file():
+                raise StageUnavailable(f"detector file {path} listed in the manifest is missing")
+            return DetectorSpec(
+                name=entry["name"],
+                path=path,
+                classes=tuple(entry["classes"]),
+                input_size=int(entry.get("input_size", 640)),
+                sha256=entry.get("sha256"),
+            )
+    raise StageUnavailable(
+        f"no detector named {settings.detector_model!r} in {settings.models_dir / 'manifest.json'} "
+        "(the trained YOLOv8 UI detector is not shipped yet; use profile 'detact')"
+    )
+
+
+def letterbox(image: RGBImage, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[float, float]]:
+    """Resize keeping aspect ratio and pad to ``size`` square; returns CHW float input, scale, padding."""
+    height, width = image.shape[:2]
+    scale = min(size / width, size / height)
+    new_w, new_h = max(round(width * scale), 1), max(round(height * scale), 1)
+    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    canvas = np.full((size, size, 3), LETTERBOX_FILL, dtype=np.uint8)
+    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+    canvas[top : top + new_h, left : left + new_w] = resized
+    return canvas.transpose(2, 0, 1).astype(np.float32) / 255.0, scale, (left, top)
+
+
+def decode(
+    output: npt.NDArray[np.float32],
+    scale: float,
+    padding: tuple[float, float],
+    width: int,
+    height: int,
+    conf: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """YOLOv8 head output ``(4 + classes, anchors)`` to xyxy boxes in image pixels, scores, classes."""
+    predictions = output.T
+    class_scores = predictions[:, 4:]
+    classes = class_scores.argmax(axis=1)
+    scores = class_scores[np.arange(len(classes)), classes]
+    keep = scores >= conf
+    cx, cy, w, h = predictions[keep, :4].T
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float64)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] - padding[0]) / scale
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] - padding[1]) / scale
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    scores, classes = scores[keep].astype(np.float64), classes[keep].astype(np.int64)
+    if len(boxes) == 0:
+        return boxes, scores, classes
+    xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
+    kept = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
+    kept = np.asarray(kept, dtype=np.int64).reshape(-1)
+    return boxes[kept], scores[kept], classes[kept]
+
+
+def class_to_type(name: str) -> ElementType:
+    """Map a detector class name to an element type (unknown names become regions)."""
+    try:
+        return ElementType(name)
+    except ValueError:
+        return ElementType.REGION
+
+
+class YoloOnnxDetector:
+    """Runs the detector on a batch of screenshots in one ONNX Runtime call."""
+
+    slot = "detect"
+    name = "yolo-onnx"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.spec = detector_model_path(settings)
+
+    def _session(self) -> Any:
+        from detact_service.pipeline import resolve_device
+
+        use_cuda = resolve_device(self.settings) == "cuda"
+
+        def load() -> Any:
+            import onnxruntime
+
+            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+            return onnxruntime.InferenceSession(str(self.spec.path), providers=providers)
+
+        return cached_model(("yolo-onnx", str(self.spec.path), use_cuda), load)
+
+    def model_version(self) -> str | None:
+        digest = self.spec.sha256 or hashlib.sha256(self.spec.path.read_bytes()).hexdigest()
+        return f"{self.spec.name}:{digest[:12]}"
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        session = self._session()
+        prepared = [letterbox(image, self.spec.input_size) for image in images]
+        input_name = session.get_inputs()[0].name
+        fixed_batch = session.get_inputs()[0].shape[0]
+        if isinstance(fixed_batch, int):  # a model exported without a dynamic batch axis
+            outputs = [session.run(None, {input_name: p[0][None]})[0][0] for p in prepared]
+        else:
+            outputs = list(session.run(None, {input_name: np.stack([p[0] for p in prepared])})[0])
+        results = []
+        for image, parse, (_, scale, padding), output in zip(images, parses, prepared, outputs, strict=True):
+            boxes, scores, classes = decode(
+                output, scale, padding, image.shape[1], image.shape[0], self.settings.detector_conf
+            )
+            found = [
+                Element.from_xyxy(box, type=class_to_type(self.spec.classes[cls]), score=round(float(score), 4),
+                                  source="detector")
+                for box, score, cls in zip(boxes, scores, classes, strict=True)
+                if box[2] - box[0] >= 1 and box[3] - box[1] >= 1
+            ]
+            results.append(parse.with_elements([*parse.elements, *found]))
+        return results

@@ -1,0 +1,84 @@
+"""Public JSON schema of a parse (pydantic v2 models): what the API returns and the CLI writes.
+
+This is the only public shape of a :class:`~detact_service.core.ScreenParse`; it changes only with a
+version bump. Parts that were not asked for (or are unknown) are ``null``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from detact_service.core import ElementType
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ImageSize(_Model):
+    """Size of the parsed screenshot in pixels."""
+
+    width: int = Field(..., gt=0)
+    height: int = Field(..., gt=0)
+
+
+class StateOut(_Model):
+    """Widget state; ``null`` means unknown."""
+
+    checked: bool | None = None
+    focused: bool | None = None
+    highlighted: bool | None = None
+    selected: bool | None = None
+    disabled: bool | None = None
+
+
+class ElementOut(_Model):
+    """One UI element."""
+
+    id: int = Field(..., description="Element id, unique within the parse (the number drawn on the SoM image).")
+    type: ElementType
+    bbox: tuple[int, int, int, int] = Field(
+        ..., description="[x1, y1, x2, y2] in pixels; right and bottom edges exclusive."
+    )
+    center: tuple[int, int] = Field(..., description="[x, y]: where to click.")
+    text: str | None = None
+    icon: str | None = Field(None, description="Icon name from the template pack, when matched.")
+    color: str | None = Field(None, description="Dominant colour name, when known.")
+    state: StateOut = Field(default_factory=StateOut)
+    interactive: bool
+    score: float
+    source: str = Field(..., description="The stage/model that produced the element.")
+
+
+class TextOut(_Model):
+    """LLM-ready renderings of the parse; ``null`` when not requested."""
+
+    caap: str | None = None
+    detact: str | None = None
+
+
+class ParseResponse(_Model):
+    """A parsed screenshot."""
+
+    image: ImageSize
+    elements: list[ElementOut]
+    text: TextOut = Field(default_factory=TextOut)
+    som_png_base64: str | None = Field(
+        None, description="Set-of-Mark PNG (screenshot with numbered boxes), base64; when requested."
+    )
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)
+    task: str | None = None
+
+
+class ErrorBody(_Model):
+    """What went wrong: a stable machine code and a human message."""
+
+    code: str
+    message: str
+
+
+class ErrorResponse(_Model):
+    """Body of every 4xx/5xx answer of the API."""
+
+    error: ErrorBody

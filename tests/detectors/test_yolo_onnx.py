@@ -1,0 +1,95 @@
+"""The detector stage on a real ONNX model: a tiny graph with a fixed YOLOv8-shaped head output."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from detact_service.core import ElementType, ScreenParse
+from detact_service.detectors.yolo_onnx import YoloOnnxDetector, letterbox
+from detact_service.pipeline import ProfileUnavailable, available_profiles, check_profile
+from detact_service.settings import Settings
+from detact_service.stages import StageUnavailable
+
+INPUT = 64
+CLASSES = ["button", "checkbox"]
+# Rows: cx, cy, w, h (letterboxed input pixels), then one score per class; one column per anchor.
+# Anchor 0: button at x 6..26, y 19..29 of the 64px input, i.e. (12, 6, 52, 26) in the 128x64 image.
+HEAD = np.array(
+    [
+        [16, 17, 48, 40],
+        [24, 24, 40, 40],
+        [20, 20, 8, 8],
+        [10, 10, 8, 8],
+        [0.90, 0.80, 0.0, 0.10],
+        [0.0, 0.0, 0.70, 0.05],
+    ],
+    dtype=np.float32,
+)
+
+
+def write_model(folder: Path) -> Path:
+    """images (B,3,64,64) -> output0 (B,6,4): the constant head, tiled over the batch."""
+    head = helper.make_tensor("head", TensorProto.FLOAT, [1, *HEAD.shape], HEAD.flatten().tolist())
+    zero = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])
+    shape = helper.make_tensor("shape", TensorProto.INT64, [3], [-1, 1, 1])
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["mean"], axes=[1, 2, 3], keepdims=1),
+        helper.make_node("Reshape", ["mean", "shape"], ["per_image"]),
+        helper.make_node("Mul", ["per_image", "zero"], ["nothing"]),
+        helper.make_node("Add", ["nothing", "head"], ["output0"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny-yolo-head",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, INPUT, INPUT])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", 6, 4])],
+        initializer=[head, zero, shape],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    path = folder / "tiny.onnx"
+    onnx.save(model, path)
+    entry = {"name": "ui-yolov8", "kind": "detector", "file": path.name, "classes": CLASSES, "input_size": INPUT}
+    (folder / "manifest.json").write_text(json.dumps({"models": [entry]}))
+    return path
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    write_model(tmp_path)
+    return Settings(models_dir=tmp_path, device="cpu")
+
+
+def test_letterbox_keeps_aspect_and_pads_evenly() -> None:
+    image = np.zeros((64, 128, 3), dtype=np.uint8)
+    tensor, scale, (left, top) = letterbox(image, INPUT)
+    assert tensor.shape == (3, INPUT, INPUT) and tensor.dtype == np.float32
+    assert scale == 0.5 and (left, top) == (0, 16)
+
+
+def test_detector_decodes_boxes_into_image_pixels_with_nms(settings: Settings) -> None:
+    stage = YoloOnnxDetector(settings)
+    images = [np.full((64, 128, 3), 255, dtype=np.uint8)] * 2
+    parses = stage.run(images, [ScreenParse(128, 64), ScreenParse(128, 64)])
+    for parse in parses:
+        found = sorted((e.type, e.bbox, e.score) for e in parse.elements)
+        # Anchor 2 overlaps anchor 1 (same class) and loses NMS; anchor 4 is below the confidence bar.
+        assert found == [
+            (ElementType.BUTTON, (12, 6, 52, 26), 0.9),
+            (ElementType.CHECKBOX, (88, 40, 104, 56), 0.7),
+        ]
+        assert all(e.source == "detector" for e in parse.elements)
+    assert stage.model_version().startswith("ui-yolov8:")
+
+
+def test_profiles_needing_the_detector_follow_the_manifest(settings: Settings, tmp_path: Path) -> None:
+    assert available_profiles(settings)[:2] == ["full", "fast"]
+    empty = Settings(models_dir=tmp_path / "nothing")
+    assert available_profiles(empty) == ["detact"]
+    with pytest.raises(ProfileUnavailable, match="not shipped"):
+        check_profile("fast", empty)
+    with pytest.raises(StageUnavailable):
+        YoloOnnxDetector(empty)

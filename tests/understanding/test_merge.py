@@ -1,0 +1,58 @@
+from detact_service.core import Element, ElementType
+from detact_service.understanding.merge import containment, merge_elements, reading_order
+
+import numpy as np
+
+
+def text(box: tuple[int, int, int, int], value: str) -> Element:
+    return Element(bbox=box, type=ElementType.TEXT, text=value, source="ocr")
+
+
+def test_containment_is_share_of_inner_area() -> None:
+    inner = np.array([[0, 0, 10, 10], [5, 5, 15, 15]], dtype=float)
+    outer = np.array([[0, 0, 10, 10]], dtype=float)
+    np.testing.assert_allclose(containment(inner, outer), [[1.0], [0.25]])
+
+
+def test_text_inside_a_button_becomes_its_text_and_ids_follow_reading_order() -> None:
+    elements = [
+        text((110, 20, 160, 40), "Submit"),
+        text((10, 100, 80, 120), "Footer"),
+        Element(bbox=(100, 10, 200, 50), type=ElementType.BUTTON, source="segment", score=0.8),
+        text((10, 20, 60, 40), "Name"),
+    ]
+    merged = merge_elements(elements)
+    assert [(e.id, e.type, e.text) for e in merged] == [
+        (0, ElementType.TEXT, "Name"),
+        (1, ElementType.BUTTON, "Submit"),
+        (2, ElementType.TEXT, "Footer"),
+    ]
+
+
+def test_duplicates_keep_the_detector_box() -> None:
+    elements = [
+        Element(bbox=(10, 10, 110, 50), type=ElementType.REGION, source="segment", score=0.99),
+        Element(bbox=(12, 11, 111, 50), type=ElementType.BUTTON, source="detector", score=0.6),
+        Element(bbox=(300, 10, 340, 50), type=ElementType.ICON, source="segment", score=0.5),
+    ]
+    merged = merge_elements(elements)
+    assert [(e.type, e.source) for e in merged] == [
+        (ElementType.BUTTON, "detector"),
+        (ElementType.ICON, "segment"),
+    ]
+
+
+def test_text_in_a_container_stays_its_own_element() -> None:
+    elements = [
+        Element(bbox=(0, 0, 500, 400), type=ElementType.REGION, source="segment"),
+        text((20, 20, 120, 40), "Title"),
+    ]
+    merged = merge_elements(elements)
+    assert sorted(e.type for e in merged) == [ElementType.REGION, ElementType.TEXT]
+    assert next(e for e in merged if e.type is ElementType.REGION).text is None
+
+
+def test_reading_order_groups_rows_despite_small_vertical_jitter() -> None:
+    row = [text((300, 12, 340, 30), "c"), text((10, 10, 40, 28), "a"), text((100, 14, 150, 31), "b")]
+    below = text((10, 60, 40, 80), "d")
+    assert [e.text for e in reading_order([below, *row])] == ["a", "b", "c", "d"]
