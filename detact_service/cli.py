@@ -22,7 +22,9 @@ class OutputFormat(StrEnum):
 @app.command()
 def parse(
     image: Annotated[Path, typer.Argument(help="Screenshot to parse (PNG, JPEG, WebP, BMP, ...).")],
-    profile: Annotated[str | None, typer.Option(help="detact, fast or full; default: best available.")] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="detact, fast or full; default: best available.")
+    ] = None,
     output_format: Annotated[OutputFormat, typer.Option("--format", "-f", help="What to write.")] = (
         OutputFormat.json
     ),

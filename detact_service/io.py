@@ -6,6 +6,7 @@ so the API answers 4xx with a clear message and never crashes on input.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import warnings
 from pathlib import Path
@@ -87,10 +88,9 @@ def load_image_file(path: str | Path, *, max_pixels: int = 40_000_000) -> RGBIma
 
 def to_rgb_array(image: Image.Image) -> RGBImage:
     """Convert any Pillow mode to RGB; transparency is composited on white (how screens show it)."""
-    try:
+    # A broken EXIF block must not reject an otherwise good image.
+    with contextlib.suppress(Exception):
         image = ImageOps.exif_transpose(image) or image
-    except Exception:  # noqa: BLE001 - a broken EXIF block must not reject a good image
-        pass
     mode = image.mode
     if mode in {"I;16", "I;16B", "I;16L", "I;16N", "I", "F"}:
         image = _scale_to_8bit(np.asarray(image, dtype=np.float64))

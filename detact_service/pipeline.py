@@ -36,7 +36,13 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             "fast",
-            (("text", None), ("detect", "yolo-onnx"), ("merge", "default"), ("icons", "ssim"), ("colors", "hsv")),
+            (
+                ("text", None),
+                ("detect", "yolo-onnx"),
+                ("merge", "default"),
+                ("icons", "ssim"),
+                ("colors", "hsv"),
+            ),
             "OCR + the YOLOv8 UI detector; no segmentation.",
         ),
         Profile(
@@ -101,7 +107,9 @@ class Pipeline:
         """Parse several screenshots; each stage sees the whole batch at once."""
         tasks = list(tasks) if tasks is not None else [None] * len(images)
         parses = [
-            ScreenParse(width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name})
+            ScreenParse(
+                width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name}
+            )
             for img, task in zip(images, tasks, strict=True)
         ]
         total_start = time.perf_counter()
@@ -143,7 +151,9 @@ def check_profile(name: str, settings: Settings) -> None:
     if "regions" in slots and resolve_backend("regions", None, settings) == "sam":
         checkpoint = settings.sam_checkpoint
         if checkpoint is None or not checkpoint.is_file():
-            raise ProfileUnavailable(f"profile {name!r} needs the SAM checkpoint {checkpoint}, which is missing")
+            raise ProfileUnavailable(
+                f"profile {name!r} needs the SAM checkpoint {checkpoint}, which is missing"
+            )
 
 
 def available_profiles(settings: Settings) -> list[str]:

@@ -21,7 +21,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DETACT_", extra="ignore", frozen=True)
 
     profile: str | None = Field(
-        None, description="Default profile (detact, fast, full); unset = the best one whose models are present."
+        None,
+        description="Default profile (detact, fast, full); unset = the best one whose models are present.",
     )
     device: Literal["auto", "cpu", "cuda"] = Field(
         "auto", description="Where models run; auto = CUDA when available, else CPU."

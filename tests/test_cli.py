@@ -33,7 +33,9 @@ def test_parse_prints_public_json(form_png: Path) -> None:
 
 def test_parse_caap_and_task(form_png: Path, tmp_path: Path) -> None:
     out = tmp_path / "form.txt"
-    result = runner.invoke(app, ["parse", str(form_png), "-f", "caap", "--task", "submit the form", "-o", str(out)])
+    result = runner.invoke(
+        app, ["parse", str(form_png), "-f", "caap", "--task", "submit the form", "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     lines = out.read_text().splitlines()
     assert any('text: "Submit"' in line and line.startswith("- ID: element_") for line in lines)
@@ -55,7 +57,9 @@ def test_bad_input_exits_2_with_a_message(tmp_path: Path, content: bytes) -> Non
     assert "error:" in result.stderr
 
 
-def test_unavailable_profile_is_explained(form_png: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unavailable_profile_is_explained(
+    form_png: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("DETACT_MODELS_DIR", str(tmp_path))
     get_settings.cache_clear()
     try:
@@ -71,6 +75,11 @@ def test_console_script_runs_the_shipped_example() -> None:
     example = Path(__file__).resolve().parent.parent / "examples" / "form.png"
     detact = shutil.which("detact")
     assert detact, "the console script is installed with the package"
-    out = subprocess.run([detact, "parse", str(example), "--format", "detact"], capture_output=True, text=True,
-                         check=True, timeout=300)
+    out = subprocess.run(
+        [detact, "parse", str(example), "--format", "detact"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     assert "Submit" in out.stdout

@@ -11,7 +11,9 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def test_every_setting_is_documented_in_the_readme() -> None:
     readme = README.read_text()
-    missing = [f"DETACT_{name.upper()}" for name in Settings.model_fields if f"DETACT_{name.upper()}" not in readme]
+    missing = [
+        f"DETACT_{name.upper()}" for name in Settings.model_fields if f"DETACT_{name.upper()}" not in readme
+    ]
     assert missing == []
 
 

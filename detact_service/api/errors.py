@@ -7,7 +7,9 @@ whose body says nothing about the internals (the traceback goes to the log).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -62,13 +64,14 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     return response
 
 
-def validation_message(errors: list[dict[str, object]] | tuple[object, ...]) -> str:
+def validation_message(errors: Sequence[Any]) -> str:
     """A short, input-free summary of pydantic/FastAPI validation errors."""
     parts = []
     for error in list(errors)[:5]:
-        if isinstance(error, dict):
-            loc = ".".join(str(p) for p in error.get("loc", ()) if p != "body")  # type: ignore[attr-defined]
-            parts.append(f"{loc}: {error.get('msg', 'invalid')}" if loc else str(error.get("msg", "invalid")))
+        if isinstance(error, Mapping):
+            loc = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
+            msg = str(error.get("msg", "invalid"))
+            parts.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(parts) or "invalid request"
 
 

@@ -11,7 +11,7 @@ class ParseRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     image_base64: str | None = Field(
-        None, description="The screenshot file (PNG, JPEG, ...) base64-encoded; a data: URL prefix is allowed."
+        None, description="The screenshot file (PNG, JPEG, ...) in base64; a data: URL prefix is allowed."
     )
     profile: str | None = Field(None, description="Profile (detact, fast, full); default: the server's.")
     formats: str | None = Field(None, description="Comma list of json, caap, detact, som; default json.")

@@ -40,7 +40,7 @@ def profile_stages(name: str, settings: Settings) -> list[str]:
     for slot, backend in PROFILES[name].stages:
         try:
             resolved = resolve_backend(slot, backend, settings)
-        except Exception:  # noqa: BLE001 - status reporting must not fail
+        except Exception:
             resolved = backend or "auto"
         stages.append(f"{slot}:{resolved}")
     return stages
@@ -51,7 +51,7 @@ def profile_info(name: str, settings: Settings) -> ProfileInfo:
     reason = None
     try:
         check_profile(name, settings)
-    except Exception as exc:  # noqa: BLE001 - any failure makes the profile unavailable
+    except Exception as exc:
         reason = str(exc) if isinstance(exc, ProfileUnavailable) else f"{type(exc).__name__}: {exc}"
     return ProfileInfo(
         name=name,
@@ -66,7 +66,7 @@ def resolve_default_profile(settings: Settings) -> str:
     """The configured profile, else the best available one, else ``detact``."""
     try:
         return default_profile(settings)
-    except Exception as exc:  # noqa: BLE001 - fall back to our own availability check
+    except Exception as exc:
         log.warning("default_profile failed (%s); checking profiles one by one", exc)
     if settings.profile:
         return settings.profile
@@ -126,7 +126,7 @@ class ParseService:
 
     async def pipeline(self, profile: str | None, get_pipeline: PipelineGetter | None = None) -> Pipeline:
         """The pipeline of ``profile`` (default when ``None``); 503 when it cannot run here."""
-        name = profile or await anyio.to_thread.run_sync(resolve_default_profile, self.settings)
+        name: str = profile or await anyio.to_thread.run_sync(resolve_default_profile, self.settings)
         try:
             return await anyio.to_thread.run_sync(get_pipeline or self.get_pipeline, name)
         except (ProfileUnavailable, StageUnavailable) as exc:
@@ -176,7 +176,7 @@ class ParseService:
         except ApiError as exc:
             self.warmup_error = exc.message
             log.warning("warm-up failed: %s", exc.message)
-        except Exception as exc:  # noqa: BLE001 - a failed warm-up leaves the server up, not ready
+        except Exception as exc:
             self.warmup_error = f"{type(exc).__name__}: {exc}"
             log.exception("warm-up failed")
         finally:

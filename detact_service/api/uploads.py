@@ -109,7 +109,8 @@ async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
 
 
 async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
-    form = await _limited(request, max_bytes + FORM_OVERHEAD).form(max_files=2, max_fields=len(FORM_FIELDS) + 4)
+    limited = _limited(request, max_bytes + FORM_OVERHEAD)
+    form = await limited.form(max_files=2, max_fields=len(FORM_FIELDS) + 4)
     try:
         upload = form.get("image")
         if upload is None:
@@ -161,7 +162,8 @@ def decode_base64(text: str, max_bytes: int) -> bytes:
     if text.startswith("data:"):
         header, sep, text = text.partition(",")
         if not sep or not header.endswith(";base64"):
-            raise ApiError(400, "bad_base64", "a data: URL must be base64-encoded (data:<type>;base64,<data>)")
+            message = "a data: URL must be base64-encoded (data:<type>;base64,<data>)"
+            raise ApiError(400, "bad_base64", message)
     compact = "".join(text.split())
     if len(compact) > 4 * math.ceil(max_bytes / 3) + 4:
         raise _too_large(max_bytes)

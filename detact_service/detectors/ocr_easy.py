@@ -35,7 +35,9 @@ class EasyOCRStage(OcrStage):
 
     def read(self, image: RGBImage) -> list[TextLine]:
         results = self._reader().readtext(image, paragraph=False)
-        return [(np.asarray(quad, dtype=np.float64), str(text), float(score)) for quad, text, score in results]
+        return [
+            (np.asarray(quad, dtype=np.float64), str(text), float(score)) for quad, text, score in results
+        ]
 
     def model_version(self) -> str | None:
         return "easyocr:craft_mlt_25k+english_g2"

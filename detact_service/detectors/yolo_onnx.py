@@ -102,8 +102,8 @@ def decode(
     if len(boxes) == 0:
         return boxes, scores, classes
     xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    kept = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
-    kept = np.asarray(kept, dtype=np.int64).reshape(-1)
+    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
+    kept = np.asarray(picked, dtype=np.int64).reshape(-1)
     return boxes[kept], scores[kept], classes[kept]
 
 
@@ -133,7 +133,9 @@ class YoloOnnxDetector:
         def load() -> Any:
             import onnxruntime
 
-            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+            providers = (
+                ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+            )
             return onnxruntime.InferenceSession(str(self.spec.path), providers=providers)
 
         return cached_model(("yolo-onnx", str(self.spec.path), use_cuda), load)
@@ -157,8 +159,12 @@ class YoloOnnxDetector:
                 output, scale, padding, image.shape[1], image.shape[0], self.settings.detector_conf
             )
             found = [
-                Element.from_xyxy(box, type=class_to_type(self.spec.classes[cls]), score=round(float(score), 4),
-                                  source="detector")
+                Element.from_xyxy(
+                    box,
+                    type=class_to_type(self.spec.classes[cls]),
+                    score=round(float(score), 4),
+                    source="detector",
+                )
                 for box, score, cls in zip(boxes, scores, classes, strict=True)
                 if box[2] - box[0] >= 1 and box[3] - box[1] >= 1
             ]

@@ -29,7 +29,8 @@ def caap_line(element: Element, element_id: int) -> str:
     if element.color:
         fields.append(f"color: {element.color}")
     state = element.state
-    for name, value in (("checked", state.checked), ("selected", state.selected), ("disabled", state.disabled)):
+    optional = (("checked", state.checked), ("selected", state.selected), ("disabled", state.disabled))
+    for name, value in optional:
         if value is not None:
             fields.append(f"{name}: {value}")
     fields.append(f"focused: {state.focused is True}")

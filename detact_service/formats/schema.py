@@ -35,7 +35,7 @@ class StateOut(_Model):
 class ElementOut(_Model):
     """One UI element."""
 
-    id: int = Field(..., description="Element id, unique within the parse (the number drawn on the SoM image).")
+    id: int = Field(..., description="Element id, unique within the parse (the number on the SoM image).")
     type: ElementType
     bbox: tuple[int, int, int, int] = Field(
         ..., description="[x1, y1, x2, y2] in pixels; right and bottom edges exclusive."

@@ -35,7 +35,8 @@ def annotate_som(image: RGBImage | Image.Image, parse: ScreenParse) -> Image.Ima
     """A copy of the screenshot with the parse's boxes and ids drawn on it."""
     scene = _as_pil(image)
     if scene.size != (parse.width, parse.height):
-        raise ValueError(f"image is {scene.size[0]}x{scene.size[1]} but the parse is {parse.width}x{parse.height}")
+        width, height = scene.size
+        raise ValueError(f"image is {width}x{height} but the parse is {parse.width}x{parse.height}")
     if not parse.elements:
         return scene.copy()
     import supervision as sv  # heavy import, only when a SoM image is asked for

@@ -72,13 +72,13 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
 
     widgets_out = list(widgets)
     for column, widget_index in enumerate(holders):
-        lines = [texts[t] for t in np.flatnonzero(owned & (owner == column))]
+        lines = [texts[int(t)] for t in np.flatnonzero(owned & (owner == column))]
         if lines:
             joined = " ".join(line.text or "" for line in reading_order(lines)).strip()
             widget = widgets_out[widget_index]
             text = f"{widget.text} {joined}".strip() if widget.text else joined
             widgets_out[widget_index] = widget.replace(text=text or None)
-    remaining = [t for t, is_owned in zip(texts, owned, strict=True) if not is_owned]
+    remaining = [texts[int(i)] for i in np.flatnonzero(~owned)]
     return remaining, widgets_out
 
 

@@ -52,7 +52,13 @@ def write_model(folder: Path) -> Path:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     path = folder / "tiny.onnx"
     onnx.save(model, path)
-    entry = {"name": "ui-yolov8", "kind": "detector", "file": path.name, "classes": CLASSES, "input_size": INPUT}
+    entry = {
+        "name": "ui-yolov8",
+        "kind": "detector",
+        "file": path.name,
+        "classes": CLASSES,
+        "input_size": INPUT,
+    }
     (folder / "manifest.json").write_text(json.dumps({"models": [entry]}))
     return path
 

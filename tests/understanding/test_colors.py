@@ -62,9 +62,13 @@ def test_stage_sets_a_colour_on_every_element() -> None:
     painter = ScreenPainter(300, 120, background=(30, 30, 30))
     painter.rect((10, 10, 100, 60), fill=(34, 197, 94))
     image = np.asarray(painter.done().image)
-    parse = ScreenParse(300, 120, elements=[
-        Element(bbox=(10, 10, 100, 60), type=ElementType.REGION),
-        Element(bbox=(150, 20, 290, 100), type=ElementType.REGION),
-    ])
+    parse = ScreenParse(
+        300,
+        120,
+        elements=[
+            Element(bbox=(10, 10, 100, 60), type=ElementType.REGION),
+            Element(bbox=(150, 20, 290, 100), type=ElementType.REGION),
+        ],
+    )
     out = ColorStage(Settings()).run([image], [parse])[0]
     assert [e.color for e in out.elements] == ["green", "black"]

@@ -1,7 +1,7 @@
+import numpy as np
+
 from detact_service.core import Element, ElementType
 from detact_service.understanding.merge import containment, merge_elements, reading_order
-
-import numpy as np
 
 
 def text(box: tuple[int, int, int, int], value: str) -> Element:

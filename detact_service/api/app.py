@@ -1,0 +1,59 @@
+"""The FastAPI application factory.
+
+Run it with ``uvicorn --factory detact_service.api.app:create_app`` (or ``detact serve``). Settings are
+read once, when the app is created; nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+
+from detact_service import __version__
+from detact_service.api.errors import install_error_handlers
+from detact_service.api.routes import router
+from detact_service.api.service import ParseService
+from detact_service.pipeline import Pipeline, get_pipeline
+from detact_service.settings import Settings, get_settings
+
+DESCRIPTION = """Screen parsing for GUI agents: POST a screenshot to `/parse` and get the UI elements
+(box, type, text, state, icon, colour) as JSON, plus LLM-ready text (`caap`, `detact`) and a Set-of-Mark
+image (`som`) when asked. Errors always come as `{"error": {"code", "message"}}`."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; ``settings`` default to :func:`get_settings` (the ``DETACT_*`` environment)."""
+    settings = settings if settings is not None else get_settings()
+
+    def pipeline_for(profile: str) -> Pipeline:
+        return get_pipeline(settings, profile)
+
+    service = ParseService(settings, pipeline_for)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        warmup = asyncio.create_task(service.warm_up()) if settings.warmup else None
+        try:
+            yield
+        finally:
+            if warmup is not None and not warmup.done():
+                warmup.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await warmup
+
+    app = FastAPI(
+        title="detact-service",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.service = service
+    install_error_handlers(app)
+    app.include_router(router)
+    return app
