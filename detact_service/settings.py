@@ -35,7 +35,9 @@ class Settings(BaseSettings):
         None, description="Region segmenter; unset = sam when sam_checkpoint is set, else classical."
     )
     sam_checkpoint: Path | None = Field(None, description="Segment Anything checkpoint (.pth) you supply.")
-    sam_model_type: Literal["vit_h", "vit_l", "vit_b"] = Field("vit_b", description="SAM architecture.")
+    sam_model_type: Literal["vit_h", "vit_l", "vit_b", "vit_tiny"] = Field(
+        "vit_b", description="SAM architecture; vit_tiny is a tiny one for smoke tests only."
+    )
     sam_points_per_side: int = Field(16, ge=2, le=64, description="SAM automatic mask grid density.")
     icons_dir: Path = Field(REPO_ROOT / "icons", description="Folder of the icon template pack.")
     icon_threshold: float = Field(0.95, ge=0.0, le=1.0, description="SSIM needed to name an icon (DetACT).")

@@ -34,16 +34,21 @@ if str(REPO_ROOT) not in sys.path:
 
 from detact_service.understanding.icons import (  # noqa: E402
     INDEX_FILE,
-    MATCH_SIZE,
+    INK_FLOOR,
+    MIN_BLUR,
     PACK_FILE,
     TEMPLATE_SIZE,
     batched_ssim,
-    normalise_ink,
-    resample_stack,
+    blur,
+    frame_ink,
+    prefilter_features,
+    resize_matrix,
 )
 
 RENDER_SIZE = 128  # font size (px) glyphs are rendered at before being reduced to TEMPLATE_SIZE
-DEDUP_SSIM = 0.97  # two templates under one name at least this similar (SSIM at 32 px) are kept once
+DEDUP_SSIM = 0.99  # templates this similar (SSIM as matched, least blur) are the same drawing
+NEIGHBOURS = 16  # most correlated templates each one is checked against for cross-name duplicates
+GREY_LEVELS = 16  # templates are stored with 16 grey levels (0, 17, ..., 255): half the size, same scores
 MIN_INK_PIXELS = 16  # rendered glyphs with fewer ink pixels than this count as empty
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamp in pack.npz so the file is byte-for-byte reproducible
 
@@ -53,44 +58,48 @@ class FontSet:
     """One icon font shipped in qtawesome, with what the NOTICE says about it."""
 
     set_id: str
-    stem: str  # file name without extension: ``<stem>.ttf``
-    charmap: str  # ``<charmap>.json``
-    title: str
+    family: str  # qtawesome's file stem: ``<family>-<version>.ttf``, ``<family>-charmap-<version>.json``
     version: str
+    title: str
     licence: str
     copyright: str
-    url: str
+
+    @property
+    def font_file(self) -> str:
+        return f"{self.family}-{self.version}.ttf"
+
+    @property
+    def charmap_file(self) -> str:
+        return f"{self.family}-charmap-{self.version}.json"
 
 
-FA_LICENCE = "Icons: CC BY 4.0; font: SIL OFL 1.1; code: MIT (Font Awesome Free licence)"
-FA_COPYRIGHT = "Copyright (c) Fonticons, Inc. (Font Awesome)"
+FA_LICENCE = "Font Awesome Free licence: icons CC BY 4.0, font SIL OFL 1.1"
+FA_C = "Copyright (c) Fonticons, Inc."
+MDI_C = "Copyright (c) Austin Andrews and the Pictogrammers contributors"
+MS_C = "Copyright (c) Microsoft Corporation"
+FA6, FA5 = "Font Awesome 6 Free", "Font Awesome 5 Free"
+# Priority order: of near-identical templates under one name, the first set's stays.
 FONT_SETS: tuple[FontSet, ...] = (
-    FontSet("fa6-solid", "fontawesome6-solid-webfont-6.7.2", "fontawesome6-solid-webfont-charmap-6.7.2",
-            "Font Awesome 6 Free Solid", "6.7.2", FA_LICENCE, FA_COPYRIGHT, "https://fontawesome.com/license/free"),
-    FontSet("fa6-regular", "fontawesome6-regular-webfont-6.7.2", "fontawesome6-regular-webfont-charmap-6.7.2",
-            "Font Awesome 6 Free Regular", "6.7.2", FA_LICENCE, FA_COPYRIGHT, "https://fontawesome.com/license/free"),
-    FontSet("mdi6", "materialdesignicons6-webfont-6.9.96", "materialdesignicons6-webfont-charmap-6.9.96",
-            "Material Design Icons", "6.9.96", "Apache License 2.0",
-            "Copyright (c) 2014 Austin Andrews (Pictogrammers, http://materialdesignicons.com/)",
-            "https://github.com/Templarian/MaterialDesign/blob/master/LICENSE"),
-    FontSet("codicons", "codicon-0.0.36", "codicon-charmap-0.0.36",
-            "Codicons (Visual Studio Code)", "0.0.36", "CC BY 4.0",
-            "Copyright (c) Microsoft Corporation", "https://github.com/microsoft/vscode-codicons/blob/main/LICENSE"),
-    FontSet("fa5-solid", "fontawesome5-solid-webfont-5.15.4", "fontawesome5-solid-webfont-charmap-5.15.4",
-            "Font Awesome 5 Free Solid", "5.15.4", FA_LICENCE, FA_COPYRIGHT, "https://fontawesome.com/license/free"),
-    FontSet("fa5-regular", "fontawesome5-regular-webfont-5.15.4", "fontawesome5-regular-webfont-charmap-5.15.4",
-            "Font Awesome 5 Free Regular", "5.15.4", FA_LICENCE, FA_COPYRIGHT, "https://fontawesome.com/license/free"),
+    FontSet("fa6-solid", "fontawesome6-solid-webfont", "6.7.2", f"{FA6} Solid", FA_LICENCE, FA_C),
+    FontSet("fa6-regular", "fontawesome6-regular-webfont", "6.7.2", f"{FA6} Regular", FA_LICENCE, FA_C),
+    FontSet("mdi6", "materialdesignicons6-webfont", "6.9.96", "Material Design Icons 6", "Apache-2.0", MDI_C),
+    FontSet("codicons", "codicon", "0.0.36", "Codicons", "CC BY 4.0", MS_C),
+    FontSet("fa5-solid", "fontawesome5-solid-webfont", "5.15.4", f"{FA5} Solid", FA_LICENCE, FA_C),
+    FontSet("fa5-regular", "fontawesome5-regular-webfont", "5.15.4", f"{FA5} Regular", FA_LICENCE, FA_C),
 )
 SETS_BY_ID = {s.set_id: s for s in FONT_SETS}
 
 # --- human names -----------------------------------------------------------------------------------
 
 # Trailing words that name a drawing style, not a meaning ("cog-outline" is still "settings").
-STYLE_WORDS = frozenset({"outline", "alt", "o", "variant", "fill", "filled", "solid", "line", "empty", "full"})
+STYLE_WORDS = frozenset(
+    {"outline", "alt", "o", "variant", "fill", "filled", "solid", "line", "empty", "full"}
+)
 # Whole names (dash-joined, style words already stripped) with a common UI meaning.
 NAME_ALIASES: dict[str, str] = {
     "magnify": "search", "magnifying-glass": "search", "search": "search",
-    "cog": "settings", "gear": "settings", "settings-gear": "settings", "cogs": "settings", "gears": "settings",
+    "cog": "settings", "gear": "settings", "settings-gear": "settings", "cogs": "settings",
+    "gears": "settings",
     "xmark": "close", "times": "close", "close": "close", "chrome-close": "close",
     "content-copy": "copy", "copy": "copy", "clone": "copy",
     "menu": "menu", "bars": "menu", "hamburger": "menu", "navicon": "menu",
@@ -102,14 +111,16 @@ NAME_ALIASES: dict[str, str] = {
     "dots-horizontal": "more horizontal", "ellipsis": "more horizontal", "ellipsis-h": "more horizontal",
     "kebab-horizontal": "more horizontal", "more": "more horizontal",
     "content-save": "save", "floppy-disk": "save", "save": "save",
-    "plus": "add", "add": "add", "minus": "remove", "remove": "remove", "dash": "remove",
-    "bell": "notifications", "bell-slash": "notifications off", "bell-off": "notifications off",
+    "add": "plus", "remove": "minus", "dash": "minus", "bell-slash": "bell off",
+    "square-root": "square root", "square-root-variable": "square root",
     "arrows-rotate": "refresh", "sync": "refresh", "rotate": "refresh", "refresh": "refresh",
-    "triangle-exclamation": "warning", "exclamation-triangle": "warning", "alert": "warning", "warning": "warning",
+    "triangle-exclamation": "warning", "exclamation-triangle": "warning", "alert": "warning",
+    "warning": "warning",
     "eye-slash": "eye off", "eye-closed": "eye off",
-    "arrow-up-right-from-square": "external link", "external-link": "external link", "open-in-new": "external link",
-    "link-external": "external link",
-    "right-from-bracket": "logout", "sign-out": "logout", "arrow-right-from-bracket": "logout", "logout": "logout",
+    "arrow-up-right-from-square": "external link", "external-link": "external link",
+    "open-in-new": "external link", "link-external": "external link",
+    "right-from-bracket": "logout", "sign-out": "logout", "arrow-right-from-bracket": "logout",
+    "logout": "logout",
     "log-out": "logout", "right-to-bracket": "login", "sign-in": "login", "arrow-right-to-bracket": "login",
     "login": "login", "log-in": "login",
     "cart-shopping": "cart", "shopping-cart": "cart", "cart": "cart",
@@ -121,8 +132,10 @@ NAME_ALIASES: dict[str, str] = {
 WORD_ALIASES: dict[str, str] = {
     "xmark": "close", "times": "close", "magnify": "search", "cog": "settings", "gear": "settings",
     "account": "user", "envelope": "mail", "email": "mail", "information": "info", "question": "help",
-    "house": "home", "angle": "chevron", "angles": "chevrons",
+    "house": "home", "angle": "chevron", "angles": "chevron double",
 }
+CONTAINERS = frozenset({"circle", "square"})
+DIRECTIONS = frozenset({"up", "down", "left", "right"})
 _PREFIXES = sorted((w for w in NAME_ALIASES if "-" in w), key=lambda w: (-len(w), w))
 # Names left out: letters and digits (OCR's job), and MDI's letter/number glyphs.
 EXCLUDE = re.compile(r"^(.|alpha(-[a-z])?(-.*)?|numeric(-\d+)?(-.*)?|roman-numeral-.*|\d+-.*)$")
@@ -133,8 +146,8 @@ def human_name(glyph: str) -> str | None:
 
     Style words at the end are dropped (``-outline``, ``-alt``, ``-variant``...), common names are
     unified (:data:`NAME_ALIASES`, then :data:`WORD_ALIASES` word by word), a leading ``circle``/``square``
-    moves to the end (Font Awesome 6 ``circle-check`` == Font Awesome 5 ``check-circle``) and MDI's
-    trailing ``box`` (a glyph in a square) reads ``square``.
+    (or one followed only by directions) moves to the end (Font Awesome 6 ``circle-check`` == Font
+    Awesome 5 ``check-circle``) and MDI's trailing ``box`` (a glyph in a square) reads ``square``.
     """
     if EXCLUDE.match(glyph):
         return None
@@ -144,8 +157,12 @@ def human_name(glyph: str) -> str | None:
     base = "-".join(words)
     if base in NAME_ALIASES:
         return NAME_ALIASES[base]
-    if len(words) > 1 and words[0] in ("circle", "square"):
+    if len(words) > 1 and words[0] in CONTAINERS:
         words = [*words[1:], words[0]]
+    for at in range(1, len(words) - 1):  # Font Awesome 5 "arrow-circle-up" -> "arrow up circle"
+        if words[at] in CONTAINERS and set(words[at + 1 :]) <= DIRECTIONS:
+            words = [*words[:at], *words[at + 1 :], words[at]]
+            break
     if len(words) > 1 and words[-1] == "box":
         words[-1] = "square"
     base = "-".join(words)
@@ -171,7 +188,7 @@ def fonts_dir() -> Path:
 
 def load_charmap(font_set: FontSet) -> dict[str, int]:
     """Glyph name -> codepoint for one set."""
-    with (fonts_dir() / f"{font_set.charmap}.json").open(encoding="utf-8") as handle:
+    with (fonts_dir() / font_set.charmap_file).open(encoding="utf-8") as handle:
         raw: dict[str, str] = json.load(handle)
     return {name: int(code, 16) for name, code in raw.items()}
 
@@ -183,7 +200,7 @@ def set_font(set_id: str, size: int) -> ImageFont.FreeTypeFont:
     """The Pillow font of a set at a pixel size (cached)."""
     key = (set_id, size)
     if key not in _FONTS:
-        path = fonts_dir() / f"{SETS_BY_ID[set_id].stem}.ttf"
+        path = fonts_dir() / SETS_BY_ID[set_id].font_file
         _FONTS[key] = ImageFont.truetype(str(path), size, layout_engine=ImageFont.Layout.BASIC)
     return _FONTS[key]
 
@@ -192,7 +209,7 @@ def render_ink(set_id: str, codepoint: int, size: int = RENDER_SIZE) -> npt.NDAr
     """The glyph drawn white on black at ``size`` px, as ink in 0-1 (all zero when it is empty)."""
     font = set_font(set_id, size)
     char = chr(codepoint)
-    left, top, right, bottom = font.getbbox(char)
+    left, top, right, bottom = (int(v) for v in font.getbbox(char))
     width, height = max(right - left, 1) + 4, max(bottom - top, 1) + 4
     canvas = Image.new("L", (width, height), 0)
     ImageDraw.Draw(canvas).text((2 - left, 2 - top), char, font=font, fill=255)
@@ -200,14 +217,21 @@ def render_ink(set_id: str, codepoint: int, size: int = RENDER_SIZE) -> npt.NDAr
 
 
 def template_from_ink(ink: npt.NDArray[np.float64]) -> npt.NDArray[np.uint8] | None:
-    """A rendered glyph as a stored template: ink box, padded square, TEMPLATE_SIZE px, uint8."""
+    """A rendered glyph as a stored template: ink box, padded square, TEMPLATE_SIZE px, 16 grey levels."""
     if np.count_nonzero(ink > 0.5) < MIN_INK_PIXELS:
         return None
-    normalised = normalise_ink(ink / ink.max(), TEMPLATE_SIZE)
-    if normalised is None:
-        return None
-    peak = normalised.max()
-    return np.asarray(np.clip(np.rint(normalised / peak * 255.0), 0, 255), dtype=np.uint8)
+    rows = np.flatnonzero((ink >= INK_FLOOR).any(axis=1))
+    cols = np.flatnonzero((ink >= INK_FLOOR).any(axis=0))
+    crop = ink[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    height, width = crop.shape
+    side = max(height, width)
+    square = np.zeros((side, side), dtype=np.float64)
+    top, left = (side - height) // 2, (side - width) // 2
+    square[top : top + height, left : left + width] = crop
+    m = resize_matrix(side, TEMPLATE_SIZE)
+    small = m @ square @ m.T
+    levels = np.rint(small / small.max() * (GREY_LEVELS - 1)) * (255 // (GREY_LEVELS - 1))
+    return np.asarray(np.clip(levels, 0, 255), dtype=np.uint8)
 
 
 def render_template(set_id: str, glyph: str) -> npt.NDArray[np.uint8] | None:
@@ -245,20 +269,41 @@ def candidate_entries(sets: tuple[FontSet, ...]) -> Iterator[Entry]:
 
 
 def deduplicate(entries: list[Entry]) -> list[Entry]:
-    """Keep the first of near-identical templates (SSIM >= DEDUP_SSIM at match size) under one name."""
-    kept: list[Entry] = []
-    by_name: dict[str, list[npt.NDArray[np.float64]]] = {}
-    for entry in entries:
-        image = resample_stack(entry.template[None].astype(np.float64) / 255.0, MATCH_SIZE)[0]
-        previous = by_name.setdefault(entry.name, [])
-        if previous:
-            stack = np.stack(previous)
-            scores = batched_ssim(stack, np.broadcast_to(image, stack.shape))
-            if float(scores.max()) >= DEDUP_SSIM:
+    """Drop near-identical templates (SSIM >= DEDUP_SSIM as matched), keeping one per drawing.
+
+    Under one name the first set's stays. Across names the shortest name stays (fewest words, then
+    set order), so a glyph drawn the same as ``close`` and ``window-close`` always reads ``close``
+    rather than whichever a tie falls to.
+    """
+    stack = np.stack([e.template for e in entries]).astype(np.float64) / 255.0
+    framed = blur(frame_ink(np.where(stack >= INK_FLOOR, stack, 0.0))[0], MIN_BLUR)
+    features = prefilter_features(framed)
+    count = len(entries)
+    neighbours = np.empty((count, NEIGHBOURS), dtype=np.int64)
+    similar = np.empty((count, NEIGHBOURS), dtype=bool)
+    for start in range(0, count, 256):  # the NEIGHBOURS most correlated other templates of each
+        block = np.arange(start, min(start + 256, count))
+        correlation = features[block] @ features.T
+        correlation[block - start, block] = -2.0
+        neighbours[block] = np.argsort(-correlation, axis=1, kind="stable")[:, :NEIGHBOURS]
+        pairs = framed[neighbours[block].reshape(-1)]
+        scores = batched_ssim(np.repeat(framed[block], NEIGHBOURS, axis=0), pairs)
+        similar[block] = scores.reshape(len(block), NEIGHBOURS) >= DEDUP_SSIM
+    set_rank = {s.set_id: rank for rank, s in enumerate(FONT_SETS)}
+    order = sorted(range(count), key=lambda i: (len(entries[i].name.split()), set_rank[entries[i].set_id], i))
+    kept = np.zeros(count, dtype=bool)
+    by_name: dict[str, list[int]] = {}
+    for i in order:
+        if kept[neighbours[i][similar[i]]].any():
+            continue
+        same_name = by_name.setdefault(entries[i].name, [])
+        if same_name:
+            others = framed[same_name]
+            if float(batched_ssim(others, np.broadcast_to(framed[i], others.shape)).max()) >= DEDUP_SSIM:
                 continue
-        previous.append(image)
-        kept.append(entry)
-    return kept
+        same_name.append(i)
+        kept[i] = True
+    return [entry for entry, keep in zip(entries, kept, strict=True) if keep]
 
 
 def write_npz(path: Path, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
@@ -281,7 +326,7 @@ def write_index(path: Path, entries: list[Entry]) -> None:
         "count": len(entries),
         "names": len({e.name for e in entries}),
         "sets": {
-            s.set_id: {"title": s.title, "version": s.version, "licence": s.licence, "font": f"{s.stem}.ttf"}
+            s.set_id: {"title": s.title, "version": s.version, "licence": s.licence, "font": s.font_file}
             for s in FONT_SETS
         },
         "fields": ["name", "set", "glyph", "codepoint"],

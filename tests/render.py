@@ -131,3 +131,49 @@ def render_form(width: int = 1920, height: int = 1080) -> RenderedScreen:
     p.button((900, 660, 1140, 716), "Cancel", fill=(220, 38, 38), color="red")
     p.text((620, 760), "Forgot your password?", size=20, fill=(37, 99, 235), color="blue")
     return p.done()
+
+
+def ocr_truth(screen: RenderedScreen) -> list[Drawn]:
+    """What a perfect OCR would read from a screen: its text runs plus the button labels and input
+    placeholders the painter drew (their boxes recomputed with the painter's fonts and layout)."""
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    lines: list[Drawn] = []
+    for d in screen.drawn:
+        if d.kind == "text":
+            lines.append(d)
+        elif d.kind == "button" and d.text:
+            font = ui_font(22, bold=True)
+            tx1, ty1, tx2, ty2 = (int(v) for v in measure.textbbox((0, 0), d.text, font=font))
+            cx, cy = (d.bbox[0] + d.bbox[2]) // 2, (d.bbox[1] + d.bbox[3]) // 2
+            x, y = cx - (tx2 - tx1) // 2, cy - (ty2 - ty1) // 2
+            lines.append(Drawn("text", (x, y, x + tx2 - tx1, y + ty2 - ty1), text=d.text))
+        elif d.kind == "input" and d.text:
+            font = ui_font(20)
+            xy = (d.bbox[0] + 12, d.bbox[1] + (d.bbox[3] - d.bbox[1] - 20) // 2)
+            x1, y1, x2, y2 = (int(v) for v in measure.textbbox(xy, d.text, font=font))
+            lines.append(Drawn("text", (x1, y1, x2, y2), text=d.text))
+    return lines
+
+
+def draw_icon(painter: ScreenPainter, xy: tuple[int, int], set_id: str, glyph: str, size: int = 24,
+              fill: tuple[int, int, int] = (20, 20, 20)) -> Drawn:
+    """Draw an icon-font glyph (a set of ``icons/index.json``, a glyph of its charmap) with its box's
+    top-left at ``xy``, from the font files shipped in the qtawesome package (not imported: it needs Qt)."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.find_spec("qtawesome")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("qtawesome is not installed (its font files draw the icons)")
+    fonts = Path(next(iter(spec.submodule_search_locations))) / "fonts"
+    index = json.loads((Path(__file__).resolve().parent.parent / "icons" / "index.json").read_text("utf-8"))
+    font_file = index["sets"][set_id]["font"]
+    family, _, version = font_file.removesuffix(".ttf").rpartition("-")
+    charmap = json.loads((fonts / f"{family}-charmap-{version}.json").read_text("utf-8"))
+    char = chr(int(charmap[glyph], 16))
+    font = ImageFont.truetype(str(fonts / font_file), size, layout_engine=ImageFont.Layout.BASIC)
+    left, top, _, _ = (int(v) for v in font.getbbox(char))
+    origin = (xy[0] - left, xy[1] - top)
+    x1, y1, x2, y2 = (int(v) for v in painter.draw.textbbox(origin, char, font=font))
+    painter.draw.text(origin, char, font=font, fill=fill)
+    return painter._add(Drawn("icon", (x1, y1, x2, y2)))

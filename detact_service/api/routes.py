@@ -11,6 +11,7 @@ from detact_service import __version__
 from detact_service.api.deps import PipelineGetterDep, ServiceDep, SettingsDep
 from detact_service.api.models import HealthResponse, ParseRequest, ReadyResponse, VersionResponse
 from detact_service.api.service import (
+    is_warm,
     profile_info,
     profile_stages,
     resolve_default_profile,
@@ -19,7 +20,7 @@ from detact_service.api.service import (
 from detact_service.api.uploads import read_parse_input
 from detact_service.formats import FORMATS
 from detact_service.formats.schema import ErrorResponse, ParseResponse
-from detact_service.pipeline import PROFILES, ProfileUnavailable, check_profile, resolve_device
+from detact_service.pipeline import PROFILES, ProfileUnavailable, resolve_device
 from detact_service.stages import backend_names, loaded_model_keys
 
 router = APIRouter()
@@ -101,7 +102,7 @@ async def healthz() -> HealthResponse:
     responses={503: {"model": ReadyResponse, "description": "Models not loaded yet, or missing."}},
     summary="Readiness",
 )
-def readyz(service: ServiceDep, settings: SettingsDep) -> JSONResponse:
+def readyz(service: ServiceDep, settings: SettingsDep, get_pipeline: PipelineGetterDep) -> JSONResponse:
     """200 once the default profile's models are loaded (after warm-up or a first parse), else 503."""
     loaded = [str(key) for key in loaded_model_keys()]
     name = resolve_default_profile(settings)
@@ -111,10 +112,11 @@ def readyz(service: ServiceDep, settings: SettingsDep) -> JSONResponse:
         reason = f"the configured default profile {name!r} does not exist"
     else:
         try:
-            check_profile(name, settings)
-        except ProfileUnavailable as exc:
-            reason = str(exc)
-        if name not in service.ready_profiles:
+            warm = is_warm(get_pipeline(name))
+        except Exception as exc:
+            warm = False
+            reason = str(exc) if isinstance(exc, ProfileUnavailable) else f"{type(exc).__name__}: {exc}"
+        if not warm:
             missing = profile_stages(name, settings)
             if reason is None:
                 idle = "models load on warm-up or on the first parse"

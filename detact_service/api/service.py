@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from collections.abc import Callable
 
 import anyio
@@ -32,6 +33,18 @@ log = logging.getLogger("detact_service.api")
 
 PipelineGetter = Callable[[str], Pipeline]
 """Profile name -> its (cached) pipeline; may raise ProfileUnavailable."""
+
+_warm_pipelines: weakref.WeakSet[Pipeline] = weakref.WeakSet()
+
+
+def mark_warm(pipeline: Pipeline) -> None:
+    """Record that every stage of ``pipeline`` has run once (so its models are loaded)."""
+    _warm_pipelines.add(pipeline)
+
+
+def is_warm(pipeline: Pipeline) -> bool:
+    """Whether ``pipeline`` has completed a run in this process (pipelines are cached process-wide)."""
+    return pipeline in _warm_pipelines
 
 
 def profile_stages(name: str, settings: Settings) -> list[str]:
@@ -103,30 +116,33 @@ def warmup_image() -> RGBImage:
 
 
 class ParseService:
-    """Per-app state: readiness per profile, warm-up, and a limiter on concurrent pipeline runs.
+    """Per-app state: warm-up status and a limiter on concurrent pipeline runs.
 
     Parses run in worker threads, at most ``max_concurrent`` at a time (the pipeline is CPU-bound and
-    its models already use all cores), so the event loop keeps answering /healthz meanwhile.
+    its models already use all cores), so the event loop keeps answering /healthz meanwhile; decodes
+    run in threads too, at most ``max_concurrent_decodes`` at a time (bounding decoded-pixel memory).
     """
 
-    def __init__(self, settings: Settings, get_pipeline: PipelineGetter, max_concurrent: int = 1) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        get_pipeline: PipelineGetter,
+        max_concurrent: int = 1,
+        max_concurrent_decodes: int = 4,
+    ) -> None:
         self.settings = settings
         self.get_pipeline = get_pipeline
-        self.max_concurrent = max_concurrent
-        self.ready_profiles: set[str] = set()
+        self.limiter = anyio.CapacityLimiter(max_concurrent)
+        self.decode_limiter = anyio.CapacityLimiter(max_concurrent_decodes)
         self.warming = False
         self.warmup_error: str | None = None
-        self._limiter: anyio.CapacityLimiter | None = None
-
-    @property
-    def limiter(self) -> anyio.CapacityLimiter:
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(self.max_concurrent)
-        return self._limiter
 
     async def pipeline(self, profile: str | None, get_pipeline: PipelineGetter | None = None) -> Pipeline:
         """The pipeline of ``profile`` (default when ``None``); 503 when it cannot run here."""
-        name: str = profile or await anyio.to_thread.run_sync(resolve_default_profile, self.settings)
+        if profile:
+            name = profile
+        else:
+            name = await anyio.to_thread.run_sync(resolve_default_profile, self.settings)
         try:
             return await anyio.to_thread.run_sync(get_pipeline or self.get_pipeline, name)
         except (ProfileUnavailable, StageUnavailable) as exc:
@@ -140,7 +156,8 @@ class ParseService:
         """Decode and validate an upload in a worker thread; returns the image and the time taken (ms)."""
         start = time.perf_counter()
         image = await anyio.to_thread.run_sync(
-            lambda: load_image(data, max_pixels=self.settings.max_pixels, max_bytes=None)
+            lambda: load_image(data, max_pixels=self.settings.max_pixels, max_bytes=None),
+            limiter=self.decode_limiter,
         )
         return image, (time.perf_counter() - start) * 1000.0
 
@@ -160,7 +177,7 @@ class ParseService:
             response = await anyio.to_thread.run_sync(work, limiter=self.limiter)
         except StageUnavailable as exc:
             raise ApiError(503, "stage_unavailable", str(exc)) from None
-        self.ready_profiles.add(pipeline.profile.name)
+        mark_warm(pipeline)
         return response
 
     async def warm_up(self) -> None:
@@ -171,7 +188,7 @@ class ParseService:
             await anyio.to_thread.run_sync(
                 pipeline.parse, warmup_image(), limiter=self.limiter, abandon_on_cancel=True
             )
-            self.ready_profiles.add(pipeline.profile.name)
+            mark_warm(pipeline)
             log.info("warm-up done: profile %s is ready", pipeline.profile.name)
         except ApiError as exc:
             self.warmup_error = exc.message

@@ -43,12 +43,16 @@ def max_upload_bytes(settings: Settings) -> int:
     return int(settings.max_upload_mb * 1024 * 1024)
 
 
-def _too_large(limit: int) -> ApiError:
-    return ApiError(413, "upload_too_large", f"the upload is larger than the limit of {limit} bytes")
+def _too_large(max_bytes: int) -> ApiError:
+    limit = f"{max_bytes} bytes ({max_bytes / 1024 / 1024:.3g} MiB)"
+    return ApiError(413, "upload_too_large", f"the upload is larger than the limit of {limit}")
 
 
-def _limited(request: Request, limit: int) -> Request:
-    """The request, refusing (413) a declared or actual body larger than ``limit`` bytes."""
+def _limited(request: Request, limit: int, max_bytes: int) -> Request:
+    """The request, refusing (413) a declared or actual body larger than ``limit`` bytes.
+
+    ``max_bytes`` (the image limit, which ``limit`` exceeds by the room for framing) goes in the message.
+    """
     declared = request.headers.get("content-length")
     if declared is not None:
         try:
@@ -56,7 +60,7 @@ def _limited(request: Request, limit: int) -> Request:
         except ValueError:
             raise ApiError(400, "bad_request", "invalid Content-Length header") from None
         if length > limit:
-            raise _too_large(limit)
+            raise _too_large(max_bytes)
     received = 0
     upstream = request.receive
 
@@ -66,15 +70,15 @@ def _limited(request: Request, limit: int) -> Request:
         if message["type"] == "http.request":
             received += len(message.get("body", b""))
             if received > limit:
-                raise _too_large(limit)
+                raise _too_large(max_bytes)
         return message
 
     return Request(request.scope, receive)
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, max_bytes: int) -> bytes:
     body = bytearray()
-    async for chunk in _limited(request, limit).stream():
+    async for chunk in _limited(request, limit, max_bytes).stream():
         body.extend(chunk)
     return bytes(body)
 
@@ -96,9 +100,9 @@ async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
     if media_type == "application/json" or media_type.endswith("+json"):
         return await _read_json(request, max_bytes)
     if media_type.startswith("image/") or media_type == "application/octet-stream":
-        data = await _read_body(request, max_bytes)
+        data = await _read_body(request, max_bytes, max_bytes)
         return ParseInput(data=data)
-    if not media_type and not await _read_body(request, max_bytes):
+    if not media_type and not await _read_body(request, max_bytes, max_bytes):
         raise ApiError(422, "missing_image", "no image: send a multipart field 'image' or JSON image_base64")
     raise ApiError(
         415,
@@ -109,7 +113,7 @@ async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
 
 
 async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
-    limited = _limited(request, max_bytes + FORM_OVERHEAD)
+    limited = _limited(request, max_bytes + FORM_OVERHEAD, max_bytes)
     form = await limited.form(max_files=2, max_fields=len(FORM_FIELDS) + 4)
     try:
         upload = form.get("image")
@@ -139,7 +143,7 @@ def _form_field(form: FormData, name: str) -> str | None:
 
 async def _read_json(request: Request, max_bytes: int) -> ParseInput:
     max_encoded = 4 * math.ceil(max_bytes / 3)
-    body = await _read_body(request, max_encoded + FORM_OVERHEAD)
+    body = await _read_body(request, max_encoded + FORM_OVERHEAD, max_bytes)
     try:
         payload = ParseRequest.model_validate_json(body)
     except ValidationError as exc:

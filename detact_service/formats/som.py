@@ -53,8 +53,8 @@ def annotate_som(image: RGBImage | Image.Image, parse: ScreenParse) -> Image.Ima
         color=palette,
         color_lookup=sv.ColorLookup.INDEX,
         text_color=sv.Color.WHITE,
-        text_scale=max(0.3, 0.45 * scale),
-        text_thickness=1,
+        text_scale=max(0.35, 0.55 * scale),
+        text_thickness=max(1, round(scale)),
         text_padding=max(1, round(3 * scale)),
         text_position=sv.Position.TOP_LEFT,
     )

@@ -22,6 +22,7 @@ from detact_service.stages import RGBImage
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
 SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
+MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 TEXT_HOLDERS = frozenset(
     {
         ElementType.BUTTON,
@@ -101,10 +102,21 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
     return [elements[i] for row in rows for i in sorted(row, key=lambda i: (boxes[i, 0], boxes[i, 1]))]
 
 
+def drop_misread_controls(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
+    """Drop OCR lines that are a checkbox or radio read as a glyph (rapidocr reads an empty box as '口')."""
+    controls = [w for w in widgets if w.type in MARK_CONTROLS]
+    if not texts or not controls:
+        return list(texts)
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
+    covered = containment(text_boxes, np.asarray([c.bbox for c in controls], dtype=np.float64)).max(axis=1)
+    return [texts[int(i)] for i in np.flatnonzero(covered < TEXT_INSIDE)]
+
+
 def merge_elements(elements: Sequence[Element]) -> list[Element]:
     """The merge stage's work on one screen's raw elements."""
     texts = [e for e in elements if e.type is ElementType.TEXT and e.source == "ocr"]
     others = deduplicate([e for e in elements if not (e.type is ElementType.TEXT and e.source == "ocr")])
+    texts = drop_misread_controls(texts, others)
     texts, others = attach_text(texts, others)
     ordered = reading_order([*texts, *others])
     return [element.replace(id=index) for index, element in enumerate(ordered)]

@@ -56,3 +56,13 @@ def test_reading_order_groups_rows_despite_small_vertical_jitter() -> None:
     row = [text((300, 12, 340, 30), "c"), text((10, 10, 40, 28), "a"), text((100, 14, 150, 31), "b")]
     below = text((10, 60, 40, 80), "d")
     assert [e.text for e in reading_order([below, *row])] == ["a", "b", "c", "d"]
+
+
+def test_a_checkbox_misread_as_a_glyph_is_not_also_text() -> None:
+    elements = [
+        Element(bbox=(10, 10, 32, 32), type=ElementType.CHECKBOX, source="segment"),
+        text((9, 9, 33, 33), "口"),
+        text((40, 10, 140, 32), "Accept terms"),
+    ]
+    merged = merge_elements(elements)
+    assert [(e.type, e.text) for e in merged] == [(ElementType.CHECKBOX, None), (ElementType.TEXT, "Accept terms")]

@@ -1,0 +1,70 @@
+"""Latency per stage and end to end of a profile, at several screen sizes, after warm-up."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from detact_service.pipeline import Pipeline, get_pipeline
+from detact_service.settings import Settings
+from tests.render import render_form
+
+SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
+
+
+@dataclass
+class LatencyRow:
+    profile: str
+    ocr: str
+    size: str
+    stages_ms: dict[str, float]
+    total_median_ms: float
+    total_p90_ms: float
+    elements: int
+
+
+def screen(width: int, height: int) -> np.ndarray:
+    """The test form scaled to the requested size (a fixed, reproducible screen)."""
+    image = render_form(1920, 1080).image.resize((width, height))
+    return np.asarray(image)
+
+
+def measure(pipeline: Pipeline, image: np.ndarray, repeats: int) -> tuple[dict[str, float], list[float], int]:
+    pipeline.parse(image)  # warm-up: loads models
+    runs = [pipeline.parse(image) for _ in range(repeats)]
+    stages = {k: statistics.median(r.timings_ms[k] for r in runs) for k in runs[0].timings_ms if k != "total"}
+    return stages, [r.timings_ms["total"] for r in runs], len(runs[0].elements)
+
+
+def run(profile: str = "detact", ocr_backends: tuple[str, ...] = ("rapidocr",), repeats: int = 3) -> list[LatencyRow]:
+    rows = []
+    for backend in ocr_backends:
+        pipeline = get_pipeline(Settings(device="cpu", ocr_backend=backend), profile)  # type: ignore[arg-type]
+        for width, height in SIZES:
+            stages, totals, count = measure(pipeline, screen(width, height), repeats)
+            rows.append(
+                LatencyRow(
+                    profile,
+                    backend,
+                    f"{width}x{height}",
+                    stages,
+                    statistics.median(totals),
+                    float(np.percentile(totals, 90)),
+                    count,
+                )
+            )
+    return rows
+
+
+def to_markdown(rows: list[LatencyRow]) -> str:
+    stage_names = list(rows[0].stages_ms) if rows else []
+    header = "| profile | OCR | size | " + " | ".join(stage_names) + " | total median | total p90 | elements |"
+    lines = [header, "|" + "---|" * (len(stage_names) + 6)]
+    for r in rows:
+        cells = " | ".join(f"{r.stages_ms[s]:.0f}" for s in stage_names)
+        lines.append(
+            f"| {r.profile} | {r.ocr} | {r.size} | {cells} | {r.total_median_ms:.0f} | {r.total_p90_ms:.0f} | {r.elements} |"
+        )
+    return "\n".join(lines)
