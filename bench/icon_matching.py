@@ -100,18 +100,24 @@ def main() -> None:
     naive_per_roi = time_naive(pack, rois[: args.naive_rois])
     results = matcher.match(rois)
     accuracy = float(np.mean([name == truth for (name, _), truth in zip(results, names, strict=True)]))
-    print(f"CPU: {os.cpu_count()} cores; pack: {len(pack)} templates, loaded in {load_s:.2f} s; "
-          f"two-step names {accuracy:.1%} of these 200 ROIs right (threshold {settings.icon_threshold})\n")
-    print("| ROIs | two-step: median (min-max) | per ROI "
-          "| naive: skimage SSIM vs every template (extrapolated) | speed-up |")
+    print(
+        f"CPU: {os.cpu_count()} cores; pack: {len(pack)} templates, loaded in {load_s:.2f} s; "
+        f"two-step names {accuracy:.1%} of these 200 ROIs right (threshold {settings.icon_threshold})\n"
+    )
+    print(
+        "| ROIs | two-step: median (min-max) | per ROI "
+        "| naive: skimage SSIM vs every template (extrapolated) | speed-up |"
+    )
     print("|---:|---:|---:|---:|---:|")
     for count in (50, 200):
         times = time_matcher(matcher, rois[:count], args.repeats)
         median = statistics.median(times)
         naive = naive_per_roi * count
-        print(f"| {count} | {median * 1000:.0f} ms ({min(times) * 1000:.0f}-{max(times) * 1000:.0f}) "
-              f"| {median / count * 1000:.2f} ms | {naive:.0f} s ({naive_per_roi:.2f} s/ROI, "
-              f"timed on {args.naive_rois}) | {naive / median:.0f}x |")
+        print(
+            f"| {count} | {median * 1000:.0f} ms ({min(times) * 1000:.0f}-{max(times) * 1000:.0f}) "
+            f"| {median / count * 1000:.2f} ms | {naive:.0f} s ({naive_per_roi:.2f} s/ROI, "
+            f"timed on {args.naive_rois}) | {naive / median:.0f}x |"
+        )
 
 
 if __name__ == "__main__":

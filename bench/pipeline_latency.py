@@ -38,7 +38,9 @@ def measure(pipeline: Pipeline, image: np.ndarray, repeats: int) -> tuple[dict[s
     return stages, [r.timings_ms["total"] for r in runs], len(runs[0].elements)
 
 
-def run(profile: str = "detact", ocr_backends: tuple[str, ...] = ("rapidocr",), repeats: int = 3) -> list[LatencyRow]:
+def run(
+    profile: str = "detact", ocr_backends: tuple[str, ...] = ("rapidocr",), repeats: int = 3
+) -> list[LatencyRow]:
     rows = []
     for backend in ocr_backends:
         pipeline = get_pipeline(Settings(device="cpu", ocr_backend=backend), profile)  # type: ignore[arg-type]
@@ -60,7 +62,9 @@ def run(profile: str = "detact", ocr_backends: tuple[str, ...] = ("rapidocr",), 
 
 def to_markdown(rows: list[LatencyRow]) -> str:
     stage_names = list(rows[0].stages_ms) if rows else []
-    header = "| profile | OCR | size | " + " | ".join(stage_names) + " | total median | total p90 | elements |"
+    header = (
+        "| profile | OCR | size | " + " | ".join(stage_names) + " | total median | total p90 | elements |"
+    )
     lines = [header, "|" + "---|" * (len(stage_names) + 6)]
     for r in rows:
         cells = " | ".join(f"{r.stages_ms[s]:.0f}" for s in stage_names)

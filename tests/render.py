@@ -52,28 +52,47 @@ class ScreenPainter:
         self.draw = ImageDraw.Draw(self.image)
         self.drawn: list[Drawn] = []
 
-    def text(self, xy: tuple[int, int], text: str, size: int = 22, fill: tuple[int, int, int] = (20, 20, 20),
-             bold: bool = False, color: str | None = "black") -> Drawn:
+    def text(
+        self,
+        xy: tuple[int, int],
+        text: str,
+        size: int = 22,
+        fill: tuple[int, int, int] = (20, 20, 20),
+        bold: bool = False,
+        color: str | None = "black",
+    ) -> Drawn:
         font = ui_font(size, bold)
         x1, y1, x2, y2 = (int(v) for v in self.draw.textbbox(xy, text, font=font))
         self.draw.text(xy, text, font=font, fill=fill)
         return self._add(Drawn("text", (x1, y1, x2, y2), text=text, color=color))
 
-    def button(self, box: tuple[int, int, int, int], label: str, fill: tuple[int, int, int],
-               text_fill: tuple[int, int, int] = (255, 255, 255), color: str | None = None) -> Drawn:
+    def button(
+        self,
+        box: tuple[int, int, int, int],
+        label: str,
+        fill: tuple[int, int, int],
+        text_fill: tuple[int, int, int] = (255, 255, 255),
+        color: str | None = None,
+    ) -> Drawn:
         self.draw.rounded_rectangle(box, radius=6, fill=fill)
         font = ui_font(22, bold=True)
         tx1, ty1, tx2, ty2 = self.draw.textbbox((0, 0), label, font=font)
         cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
-        self.draw.text((cx - (tx2 - tx1) // 2 - tx1, cy - (ty2 - ty1) // 2 - ty1), label, font=font, fill=text_fill)
+        self.draw.text(
+            (cx - (tx2 - tx1) // 2 - tx1, cy - (ty2 - ty1) // 2 - ty1), label, font=font, fill=text_fill
+        )
         return self._add(Drawn("button", box, text=label, color=color))
 
     def input(self, box: tuple[int, int, int, int], placeholder: str = "") -> Drawn:
         self.draw.rectangle(box, fill=(255, 255, 255), outline=(150, 150, 150), width=2)
         if placeholder:
             font = ui_font(20)
-            self.draw.text((box[0] + 12, box[1] + (box[3] - box[1] - 20) // 2), placeholder, font=font,
-                           fill=(120, 120, 120))
+            self.draw.text(
+                (box[0] + 12, box[1] + (box[3] - box[1] - 20) // 2),
+                placeholder,
+                font=font,
+                fill=(120, 120, 120),
+            )
         return self._add(Drawn("input", box, text=placeholder or None, color="white"))
 
     def checkbox(self, xy: tuple[int, int], checked: bool, size: int = 22) -> Drawn:
@@ -81,8 +100,11 @@ class ScreenPainter:
         box = (x, y, x + size, y + size)
         if checked:
             self.draw.rectangle(box, fill=(30, 100, 220), outline=(30, 100, 220), width=2)
-            self.draw.line([(x + 5, y + size // 2), (x + size // 2 - 1, y + size - 6), (x + size - 5, y + 5)],
-                           fill=(255, 255, 255), width=3)
+            self.draw.line(
+                [(x + 5, y + size // 2), (x + size // 2 - 1, y + size - 6), (x + size - 5, y + 5)],
+                fill=(255, 255, 255),
+                width=3,
+            )
         else:
             self.draw.rectangle(box, fill=(255, 255, 255), outline=(110, 110, 110), width=2)
         return self._add(Drawn("checkbox", box, checked=checked))
@@ -96,7 +118,9 @@ class ScreenPainter:
             self.draw.ellipse((x + inset, y + inset, x + size - inset, y + size - inset), fill=(30, 100, 220))
         return self._add(Drawn("radio", box, checked=checked))
 
-    def rect(self, box: tuple[int, int, int, int], fill: tuple[int, int, int], color: str | None = None) -> Drawn:
+    def rect(
+        self, box: tuple[int, int, int, int], fill: tuple[int, int, int], color: str | None = None
+    ) -> Drawn:
         self.draw.rectangle(box, fill=fill)
         return self._add(Drawn("rect", box, color=color))
 
@@ -155,8 +179,14 @@ def ocr_truth(screen: RenderedScreen) -> list[Drawn]:
     return lines
 
 
-def draw_icon(painter: ScreenPainter, xy: tuple[int, int], set_id: str, glyph: str, size: int = 24,
-              fill: tuple[int, int, int] = (20, 20, 20)) -> Drawn:
+def draw_icon(
+    painter: ScreenPainter,
+    xy: tuple[int, int],
+    set_id: str,
+    glyph: str,
+    size: int = 24,
+    fill: tuple[int, int, int] = (20, 20, 20),
+) -> Drawn:
     """Draw an icon-font glyph (a set of ``icons/index.json``, a glyph of its charmap) with its box's
     top-left at ``xy``, from the font files shipped in the qtawesome package (not imported: it needs Qt)."""
     import importlib.util
@@ -177,3 +207,26 @@ def draw_icon(painter: ScreenPainter, xy: tuple[int, int], set_id: str, glyph: s
     x1, y1, x2, y2 = (int(v) for v in painter.draw.textbbox(origin, char, font=font))
     painter.draw.text(origin, char, font=font, fill=fill)
     return painter._add(Drawn("icon", (x1, y1, x2, y2)))
+
+
+TOOLBAR_ICONS = (
+    ("bars", "menu"),
+    ("magnifying-glass", "search"),
+    ("bell", "bell"),
+    ("gear", "settings"),
+    ("location-dot", "location"),
+    ("xmark", "close"),
+)
+
+
+def render_form_with_icons(width: int = 1920, height: int = 1080) -> RenderedScreen:
+    """:func:`render_form` plus a toolbar of icons (recorded with their pack names as ``text``)."""
+    screen = render_form(width, height)
+    painter = ScreenPainter(width, height)
+    painter.image, painter.draw, painter.drawn = screen.image, ImageDraw.Draw(screen.image), screen.drawn
+    painter.rect((0, 64, width, 120), fill=(255, 255, 255), color="white")
+    colours = ((20, 20, 20), (37, 99, 235), (220, 38, 38), (22, 163, 74), (20, 20, 20), (100, 100, 100))
+    for index, ((glyph, name), fill) in enumerate(zip(TOOLBAR_ICONS, colours, strict=True)):
+        drawn = draw_icon(painter, (40 + index * 72, 78), "fa6-solid", glyph, size=28, fill=fill)
+        drawn.text = name
+    return painter.done()

@@ -36,9 +36,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy.ndimage import gaussian_filter, uniform_filter
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model
+from detact_service.understanding.merge import is_glyph_text
 
 FloatArray = npt.NDArray[np.float64]
 IconMatch = tuple[str | None, float]
@@ -56,8 +57,49 @@ MIN_BLUR, MAX_BLUR = 0.7, 1.5  # sigma bounds, in frame pixels
 PREFILTER_BLUR = 1.0  # sigma (frame px) of the pre-filter's thumbnails, ROIs and templates alike
 PREFILTER_POOL = 2  # thumbnails are FRAME / PREFILTER_POOL px square
 TOP_K = 12  # candidates per ROI that get an exact SSIM (the right one ranks in the top 8 for 99%+)
-MATCH_TYPES = frozenset({ElementType.ICON, ElementType.REGION, ElementType.IMAGE, ElementType.BUTTON})
-RETYPE = frozenset({ElementType.REGION, ElementType.IMAGE})
+MATCH_TYPES = frozenset(
+    {
+        ElementType.ICON,
+        ElementType.REGION,
+        ElementType.IMAGE,
+        ElementType.BUTTON,
+        ElementType.CHECKBOX,
+        ElementType.RADIO,
+        ElementType.TEXT,
+    }
+)
+RETYPE = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
+MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
+# A checkbox or radio whose best template is only a shape (a circle, a ticked square) stays a control;
+# one that matches a named pictogram (a gear, a magnifier) was a round icon the segmenter mistook.
+SHAPE_WORDS = frozenset(
+    {
+        "checkbox",
+        "radiobox",
+        "radio",
+        "check",
+        "square",
+        "circle",
+        "dot",
+        "record",
+        "blank",
+        "marked",
+        "outline",
+        "small",
+        "medium",
+        "large",
+        "double",
+        "rounded",
+        "multiple",
+        "toggle",
+        "off",
+        "on",
+        "checked",
+        "unchecked",
+        "intermediate",
+        "indeterminate",
+    }
+)
 MIN_ASPECT, MAX_ASPECT = 0.5, 2.0
 BUTTON_INSET = 0.12  # share of a button's short side cut from each edge before matching its glyph
 
@@ -347,12 +389,26 @@ class IconMatcher:
 
 def icon_candidate(element: Element, settings: Settings) -> bool:
     """Whether the stage tries to name ``element``: textless, icon-sized, squarish, of a suitable type."""
-    if element.type not in MATCH_TYPES or (element.text and element.text.strip()):
+    if element.type not in MATCH_TYPES:
+        return False
+    if element.text and element.text.strip() and not is_glyph_text(element.text):
         return False
     width, height = element.width, element.height
     if min(width, height) < settings.icon_min_size or max(width, height) > settings.icon_max_size:
         return False
     return MIN_ASPECT <= width / height <= MAX_ASPECT
+
+
+def named_element(element: Element, icon: str) -> Element:
+    """The element once its icon is known: a type fix where the name shows what it really is."""
+    if element.type in MARK_CONTROLS:
+        if set(icon.split()) <= SHAPE_WORDS:
+            return element
+        return element.replace(icon=icon, type=ElementType.ICON, state=ElementState())
+    if element.type is ElementType.TEXT:
+        return element.replace(icon=icon, type=ElementType.ICON, text=None, source=element.source)
+    new_type = ElementType.ICON if element.type in RETYPE else element.type
+    return element.replace(icon=icon, type=new_type)
 
 
 class IconMatcherStage:
@@ -391,9 +447,7 @@ class IconMatcherStage:
         for (p_index, e_index), (icon, _score) in zip(where, self.matcher.match(rois), strict=True):
             if icon is None:
                 continue
-            element = elements[p_index][e_index]
-            new_type = ElementType.ICON if element.type in RETYPE else element.type
-            elements[p_index][e_index] = element.replace(icon=icon, type=new_type)
+            elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]
 
     def model_version(self) -> str | None:

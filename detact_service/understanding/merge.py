@@ -15,13 +15,14 @@ import numpy as np
 import numpy.typing as npt
 import supervision as sv
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
 SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
+LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label may sit from it
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 TEXT_HOLDERS = frozenset(
     {
@@ -102,22 +103,75 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
     return [elements[i] for row in rows for i in sorted(row, key=lambda i: (boxes[i, 0], boxes[i, 1]))]
 
 
-def drop_misread_controls(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
-    """Drop OCR lines that are a checkbox or radio read as a glyph (rapidocr reads an empty box as '口')."""
-    controls = [w for w in widgets if w.type in MARK_CONTROLS]
-    if not texts or not controls:
+def is_glyph_text(text: str) -> bool:
+    """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三')."""
+    stripped = text.strip()
+    return 0 < len(stripped) <= 2 and not any(c.isascii() and c.isalnum() for c in stripped)
+
+
+def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
+    """Drop OCR lines that are a widget read as a glyph: a checkbox read as '口', a close icon as '×'.
+
+    Such a line lies inside a checkbox or radio, or is glyph-like and overlaps another widget's box.
+    """
+    if not texts or not widgets:
         return list(texts)
     text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
-    covered = containment(text_boxes, np.asarray([c.bbox for c in controls], dtype=np.float64)).max(axis=1)
-    return [texts[int(i)] for i in np.flatnonzero(covered < TEXT_INSIDE)]
+    widget_boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
+    text_in_widget = containment(text_boxes, widget_boxes)
+    widget_in_text = containment(widget_boxes, text_boxes).T
+    is_control = np.asarray([w.type in MARK_CONTROLS for w in widgets])
+    glyph = np.asarray([is_glyph_text(t.text or "") for t in texts])
+    in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
+    overlaps = ((text_in_widget >= TEXT_INSIDE) | (widget_in_text >= TEXT_INSIDE)).any(axis=1)
+    drop = in_control | (glyph & overlaps)
+    return [texts[int(i)] for i in np.flatnonzero(~drop)]
+
+
+def unlabelled_marks_to_icons(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
+    """Radios and ticked checkboxes with no text label beside them become icons.
+
+    A filled glyph and a ticked box look alike to a segmenter; a label on the same row, at most
+    :data:`LABEL_GAP` control heights away, is what tells a control from a toolbar pictogram. An empty
+    square box stays a checkbox (tables use those without labels).
+    """
+    if not widgets:
+        return []
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    out = []
+    for widget in widgets:
+        needs_label = widget.type is ElementType.RADIO or (
+            widget.type is ElementType.CHECKBOX and widget.state.checked is not False
+        )
+        if needs_label and not has_label(widget, text_boxes):
+            widget = widget.replace(type=ElementType.ICON, state=ElementState())
+        out.append(widget)
+    return out
+
+
+def has_label(control: Element, text_boxes: npt.NDArray[np.float64]) -> bool:
+    """Whether some text box sits on the control's row, just left or right of it."""
+    if len(text_boxes) == 0:
+        return False
+    x1, y1, x2, y2 = control.bbox
+    height = y2 - y1
+    centre_y = (y1 + y2) / 2
+    same_row = np.abs((text_boxes[:, 1] + text_boxes[:, 3]) / 2 - centre_y) <= 0.75 * height
+    right_gap = text_boxes[:, 0] - x2
+    left_gap = x1 - text_boxes[:, 2]
+    near = ((right_gap >= -2) & (right_gap <= LABEL_GAP * height)) | (
+        (left_gap >= -2) & (left_gap <= LABEL_GAP * height)
+    )
+    return bool((same_row & near).any())
 
 
 def merge_elements(elements: Sequence[Element]) -> list[Element]:
     """The merge stage's work on one screen's raw elements."""
     texts = [e for e in elements if e.type is ElementType.TEXT and e.source == "ocr"]
     others = deduplicate([e for e in elements if not (e.type is ElementType.TEXT and e.source == "ocr")])
-    texts = drop_misread_controls(texts, others)
+    texts = drop_misread_widgets(texts, others)
     texts, others = attach_text(texts, others)
+    others = unlabelled_marks_to_icons(texts, others)
     ordered = reading_order([*texts, *others])
     return [element.replace(id=index) for index, element in enumerate(ordered)]
 

@@ -139,13 +139,28 @@ def test_pack_matches_build_script(build_pack: ModuleType) -> None:
 @pytest.mark.parametrize(
     ("glyph", "name"),
     [
-        ("magnify", "search"), ("magnifying-glass", "search"), ("cog-outline", "settings"),
-        ("gear", "settings"), ("xmark", "close"), ("times", "close"), ("close", "close"),
-        ("content-copy", "copy"), ("bars", "menu"), ("menu", "menu"), ("share-variant", "share"),
-        ("trash-alt", "delete"), ("circle-xmark", "close circle"), ("times-circle", "close circle"),
-        ("arrow-circle-up", "arrow up circle"), ("angles-up", "chevron double up"),
-        ("dots-vertical", "more vertical"), ("ellipsis-v", "more vertical"),
-        ("account-circle-outline", "user circle"), ("a", None), ("alpha-a-box", None), ("numeric-1", None),
+        ("magnify", "search"),
+        ("magnifying-glass", "search"),
+        ("cog-outline", "settings"),
+        ("gear", "settings"),
+        ("xmark", "close"),
+        ("times", "close"),
+        ("close", "close"),
+        ("content-copy", "copy"),
+        ("bars", "menu"),
+        ("menu", "menu"),
+        ("share-variant", "share"),
+        ("trash-alt", "delete"),
+        ("circle-xmark", "close circle"),
+        ("times-circle", "close circle"),
+        ("arrow-circle-up", "arrow up circle"),
+        ("angles-up", "chevron double up"),
+        ("dots-vertical", "more vertical"),
+        ("ellipsis-v", "more vertical"),
+        ("account-circle-outline", "user circle"),
+        ("a", None),
+        ("alpha-a-box", None),
+        ("numeric-1", None),
     ],
 )
 def test_human_names(build_pack: ModuleType, glyph: str, name: str | None) -> None:
@@ -171,8 +186,12 @@ def icon_screen(dark: bool) -> tuple[np.ndarray, ScreenParse, list[str | None]]:
             x += size + 20
         y += 62
     word = painter.text((10, y), "OK", size=24, fill=ink)  # a word boxed like an icon, no OCR text on it
-    elements.append(Element(bbox=(word.bbox[0] - 3, word.bbox[1] - 3, word.bbox[2] + 3, word.bbox[3] + 3),
-                            type=ElementType.REGION))
+    elements.append(
+        Element(
+            bbox=(word.bbox[0] - 3, word.bbox[1] - 3, word.bbox[2] + 3, word.bbox[3] + 3),
+            type=ElementType.REGION,
+        )
+    )
     expected.append(None)
     text = painter.text((100, y), "Settings", size=22, fill=ink)
     elements.append(Element(bbox=text.bbox, type=ElementType.TEXT, text="Settings"))
@@ -210,16 +229,21 @@ def test_stage_skips_elements_that_cannot_be_icons(stage: IconMatcherStage) -> N
     painter = ScreenPainter(300, 120)
     gear = draw_icon(painter, (20, 20), "mdi6", "cog", size=32).bbox
     box = (gear[0] - 3, gear[1] - 3, gear[2] + 3, gear[3] + 3)
-    parse = ScreenParse(300, 120, [
-        Element(bbox=box, type=ElementType.REGION),
-        Element(bbox=box, type=ElementType.TEXT, text="gear"),
-        Element(bbox=box, type=ElementType.REGION, text="Gear"),
-        Element(bbox=box, type=ElementType.CHECKBOX),
-        Element(bbox=(box[0], box[1], box[0] + 100, box[3]), type=ElementType.REGION),  # too wide
-        Element(bbox=(0, 0, 300, 120), type=ElementType.REGION),  # too big
-    ])
+    parse = ScreenParse(
+        300,
+        120,
+        [
+            Element(bbox=box, type=ElementType.REGION),
+            Element(bbox=box, type=ElementType.TEXT, text="gear"),
+            Element(bbox=box, type=ElementType.REGION, text="Gear"),
+            Element(bbox=box, type=ElementType.CHECKBOX),  # a round icon the segmenter took for a control
+            Element(bbox=(box[0], box[1], box[0] + 100, box[3]), type=ElementType.REGION),  # too wide
+            Element(bbox=(0, 0, 300, 120), type=ElementType.REGION),  # too big
+        ],
+    )
     out = stage.run([np.asarray(painter.image)], [parse])[0]
-    assert [e.icon for e in out.elements] == ["settings", None, None, None, None, None]
+    assert [e.icon for e in out.elements] == ["settings", None, None, "settings", None, None]
+    assert out.elements[3].type is ElementType.ICON and out.elements[3].state.checked is None
 
 
 @needs_fonts

@@ -1,6 +1,6 @@
 import numpy as np
 
-from detact_service.core import Element, ElementType
+from detact_service.core import Element, ElementState, ElementType
 from detact_service.understanding.merge import containment, merge_elements, reading_order
 
 
@@ -65,4 +65,36 @@ def test_a_checkbox_misread_as_a_glyph_is_not_also_text() -> None:
         text((40, 10, 140, 32), "Accept terms"),
     ]
     merged = merge_elements(elements)
-    assert [(e.type, e.text) for e in merged] == [(ElementType.CHECKBOX, None), (ElementType.TEXT, "Accept terms")]
+    assert [(e.type, e.text) for e in merged] == [
+        (ElementType.CHECKBOX, None),
+        (ElementType.TEXT, "Accept terms"),
+    ]
+
+
+def test_an_icon_read_as_a_symbol_by_ocr_is_kept_once() -> None:
+    elements = [
+        text((398, 74, 423, 99), "×"),
+        Element(bbox=(402, 78, 419, 95), type=ElementType.ICON, source="segment"),
+        text((430, 74, 460, 99), "×2"),
+    ]
+    merged = merge_elements(elements)
+    assert [(e.type, e.text) for e in merged] == [(ElementType.ICON, None), (ElementType.TEXT, "×2")]
+
+
+def test_controls_need_a_label_unless_they_are_an_empty_box() -> None:
+    ticked, empty = ElementState(checked=True), ElementState(checked=False)
+    elements = [
+        Element(bbox=(10, 10, 30, 30), type=ElementType.CHECKBOX, source="segment", state=ticked),
+        text((40, 12, 140, 30), "Accept terms"),
+        Element(bbox=(300, 10, 320, 30), type=ElementType.RADIO, source="segment", state=ticked),
+        Element(bbox=(400, 10, 420, 30), type=ElementType.CHECKBOX, source="segment", state=ticked),
+        Element(bbox=(500, 10, 520, 30), type=ElementType.CHECKBOX, source="segment", state=empty),
+    ]
+    merged = merge_elements(elements)
+    assert [(e.type, e.state.checked) for e in merged] == [
+        (ElementType.CHECKBOX, True),
+        (ElementType.TEXT, None),
+        (ElementType.ICON, None),
+        (ElementType.ICON, None),
+        (ElementType.CHECKBOX, False),
+    ]
