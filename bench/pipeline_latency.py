@@ -39,12 +39,16 @@ def measure(pipeline: Pipeline, image: np.ndarray, repeats: int) -> tuple[dict[s
 
 
 def run(
-    profile: str = "detact", ocr_backends: tuple[str, ...] = ("rapidocr",), repeats: int = 3
+    profile: str = "detact",
+    ocr_backends: tuple[str, ...] = ("rapidocr",),
+    repeats: int = 3,
+    sizes: tuple[tuple[int, int], ...] = SIZES,
 ) -> list[LatencyRow]:
+    """Measure each OCR backend at each size."""
     rows = []
     for backend in ocr_backends:
-        pipeline = get_pipeline(Settings(device="cpu", ocr_backend=backend), profile)  # type: ignore[arg-type]
-        for width, height in SIZES:
+        pipeline = get_pipeline(Settings(device="cpu", ocr_backend=backend), profile)
+        for width, height in sizes:
             stages, totals, count = measure(pipeline, screen(width, height), repeats)
             rows.append(
                 LatencyRow(

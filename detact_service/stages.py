@@ -38,6 +38,22 @@ class Stage(Protocol):
         ...
 
 
+class BaseStage:
+    """Shared plumbing of the built-in stages: keeps the settings; no model unless overridden."""
+
+    slot: str = ""
+    name: str = ""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def model_version(self) -> str | None:
+        return None
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        raise NotImplementedError
+
+
 class StageUnavailable(RuntimeError):
     """A stage cannot run here (missing model file, missing checkpoint)."""
 

@@ -8,21 +8,17 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.settings import Settings
-from detact_service.stages import RGBImage
+from detact_service.stages import BaseStage, RGBImage
 
 TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
 
 
-class OcrStage:
+class OcrStage(BaseStage):
     """Base of the ``text`` stage backends: subclasses implement :meth:`read`."""
 
     slot = "text"
     name = "ocr"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
     def read(self, image: RGBImage) -> list[TextLine]:
         """Text lines of one RGB image."""

@@ -28,8 +28,7 @@ import numpy.typing as npt
 import supervision as sv
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.settings import Settings
-from detact_service.stages import RGBImage
+from detact_service.stages import BaseStage, RGBImage
 
 IntBoxes = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -231,8 +230,9 @@ def containment(inner: npt.NDArray[np.number], outer: npt.NDArray[np.number]) ->
     return intersection_areas(inner, outer) / np.maximum(box_areas(inner), 1.0)[:, None]
 
 
-def text_coverage(boxes: npt.NDArray[np.number], text_boxes: npt.NDArray[np.number],
-                  pad: int = TEXT_BOX_PAD) -> FloatArray:
+def text_coverage(
+    boxes: npt.NDArray[np.number], text_boxes: npt.NDArray[np.number], pad: int = TEXT_BOX_PAD
+) -> FloatArray:
     """The fraction of each box covered by (padded) text boxes, from 0 to 1."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     if len(boxes) == 0 or len(text_boxes) == 0:
@@ -241,8 +241,13 @@ def text_coverage(boxes: npt.NDArray[np.number], text_boxes: npt.NDArray[np.numb
     return np.clip(containment(boxes, padded).sum(axis=1), 0.0, 1.0)
 
 
-def plausible_boxes(boxes: npt.NDArray[np.number], width: int, height: int, min_side: float,
-                    max_area_fraction: float = MAX_AREA_FRACTION) -> BoolArray:
+def plausible_boxes(
+    boxes: npt.NDArray[np.number],
+    width: int,
+    height: int,
+    min_side: float,
+    max_area_fraction: float = MAX_AREA_FRACTION,
+) -> BoolArray:
     """Which boxes are neither specks, page-sized containers nor the screen frame."""
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
@@ -275,8 +280,9 @@ def deduplicate(elements: Sequence[Element], iou_threshold: float = DEDUP_IOU) -
     return [e for e, k in zip(elements, keep, strict=True) if k]
 
 
-def postprocess_regions(candidates: Sequence[Element], text_boxes: IntBoxes, width: int, height: int,
-                        min_side: float) -> list[Element]:
+def postprocess_regions(
+    candidates: Sequence[Element], text_boxes: IntBoxes, width: int, height: int, min_side: float
+) -> list[Element]:
     """Shared tail of both segmenters: size/frame filter, text filter, contents, de-duplication."""
     if not candidates:
         return []
@@ -443,14 +449,11 @@ def _filled_fraction(labels: npt.NDArray[np.integer], index: int, box: Sequence[
     return float(cv2.countNonZero(filled)) / max(crop.size, 1)
 
 
-class ClassicalSegmenter:
+class ClassicalSegmenter(BaseStage):
     """UIED-like regions stage: gradient edges, components, heuristics; no model."""
 
     slot = "regions"
     name = "classical"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
     def model_version(self) -> str | None:
         """No model: the version of the heuristics."""
@@ -465,8 +468,9 @@ class ClassicalSegmenter:
 
     # -- the pipeline of one image ---------------------------------------------------------------
 
-    def segment(self, image: RGBImage, text_boxes: npt.ArrayLike,
-                texts: Sequence[str] | None = None) -> list[Element]:
+    def segment(
+        self, image: RGBImage, text_boxes: npt.ArrayLike, texts: Sequence[str] | None = None
+    ) -> list[Element]:
         """The typed non-text regions of one ``(H, W, 3)`` RGB screenshot given its OCR lines
         (boxes, and optionally their strings, which let controls misread as a glyph be recovered)."""
         image = np.ascontiguousarray(image[..., :3], dtype=np.uint8)
@@ -509,8 +513,15 @@ class ClassicalSegmenter:
         min_side = scaled_min(MIN_COMPONENT_SIDE, scale)
         return postprocess_regions(elements, text_boxes, width, height, min_side)
 
-    def _misread_controls(self, raw: IntBoxes, covered: BoolArray, text_boxes: IntBoxes, texts: Sequence[str],
-                          ints: _Integrals, scale: float) -> BoolArray:
+    def _misread_controls(
+        self,
+        raw: IntBoxes,
+        covered: BoolArray,
+        text_boxes: IntBoxes,
+        texts: Sequence[str],
+        ints: _Integrals,
+        scale: float,
+    ) -> BoolArray:
         """Text-covered components that may be a checkbox or radio swallowed by an OCR line.
 
         OCR line boxes often take in the control beside a label, read as nothing ('Accept terms'), as
@@ -582,9 +593,17 @@ class ClassicalSegmenter:
             edges_no_text=np.asarray(cv2.integral(edges_no_text, sdepth=cv2.CV_32S), dtype=np.int32),
         )
 
-    def _classify(self, image: RGBImage, labels: npt.NDArray[np.integer], index: npt.NDArray[np.int64],
-                  raw: IntBoxes, boxes: IntBoxes, ints: _Integrals, text_boxes: IntBoxes,
-                  scale: float) -> tuple[list[ElementType | None], list[ElementState]]:
+    def _classify(
+        self,
+        image: RGBImage,
+        labels: npt.NDArray[np.integer],
+        index: npt.NDArray[np.int64],
+        raw: IntBoxes,
+        boxes: IntBoxes,
+        ints: _Integrals,
+        text_boxes: IntBoxes,
+        scale: float,
+    ) -> tuple[list[ElementType | None], list[ElementState]]:
         """A type (None: leave for icon grouping) and a state for every candidate component."""
         width = image.shape[1]
         bw = (boxes[:, 2] - boxes[:, 0]).astype(np.float64)
@@ -627,12 +646,16 @@ class ClassicalSegmenter:
             & (long_side <= CONTROL_MAX_ASPECT * short_side)
         )
         button_size = (
-            (bh >= scaled_min(BUTTON_MIN_HEIGHT, scale)) & (bh <= scaled_max(BUTTON_MAX_HEIGHT, scale))
-            & (bw >= scaled_min(BUTTON_MIN_WIDTH, scale)) & (bw <= BUTTON_MAX_WIDTH_FRACTION * width)
+            (bh >= scaled_min(BUTTON_MIN_HEIGHT, scale))
+            & (bh <= scaled_max(BUTTON_MAX_HEIGHT, scale))
+            & (bw >= scaled_min(BUTTON_MIN_WIDTH, scale))
+            & (bw <= BUTTON_MAX_WIDTH_FRACTION * width)
         )
         input_size = (
-            (bh >= scaled_min(INPUT_MIN_HEIGHT, scale)) & (bh <= scaled_max(INPUT_MAX_HEIGHT, scale))
-            & (bw >= scaled_min(INPUT_MIN_WIDTH, scale)) & (bw >= INPUT_MIN_ASPECT * bh)
+            (bh >= scaled_min(INPUT_MIN_HEIGHT, scale))
+            & (bh <= scaled_max(INPUT_MAX_HEIGHT, scale))
+            & (bw >= scaled_min(INPUT_MIN_WIDTH, scale))
+            & (bw >= INPUT_MIN_ASPECT * bh)
         )
         # A compact non-rectangular shape up to icon size is an icon (left to icon grouping).
         image_size = (short_side >= scaled_min(IMAGE_MIN_SIDE, scale)) & (
@@ -725,8 +748,9 @@ class ClassicalSegmenter:
         checked = mark | dot
         return checked, checked | ~accent_fill
 
-    def _group_icons(self, raw: IntBoxes, widgets: Sequence[Element], text_boxes: IntBoxes, width: int,
-                     height: int) -> list[Element]:
+    def _group_icons(
+        self, raw: IntBoxes, widgets: Sequence[Element], text_boxes: IntBoxes, width: int, height: int
+    ) -> list[Element]:
         """Merge leftover specks that sit close together into icons (UIED's compo merging)."""
         if len(raw) == 0:
             return []

@@ -137,8 +137,9 @@ def sam_device(settings: Settings) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def masks_to_regions(masks: Sequence[dict[str, Any]], width: int, height: int, icon_min: int,
-                     icon_max: int) -> list[Element]:
+def masks_to_regions(
+    masks: Sequence[dict[str, Any]], width: int, height: int, icon_min: int, icon_max: int
+) -> list[Element]:
     """Mask records of SamAutomaticMaskGenerator (``bbox`` XYWH) -> icon/region candidates."""
     scale = screen_scale(width, height)
     region_min = scaled_min(REGION_MIN_SIDE, scale)

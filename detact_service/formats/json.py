@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 
 from detact_service.core import INTERACTIVE_TYPES, Element, ElementState, ScreenParse
 from detact_service.formats.common import element_ids
@@ -26,13 +27,7 @@ def to_public(
             text=element.text,
             icon=element.icon,
             color=element.color,
-            state=StateOut(
-                checked=element.state.checked,
-                focused=element.state.focused,
-                highlighted=element.state.highlighted,
-                selected=element.state.selected,
-                disabled=element.state.disabled,
-            ),
+            state=StateOut(**dataclasses.asdict(element.state)),
             interactive=element.is_interactive,
             score=float(element.score),
             source=element.source,

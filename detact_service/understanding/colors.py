@@ -29,8 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
-from detact_service.settings import Settings
-from detact_service.stages import RGBImage
+from detact_service.stages import BaseStage, RGBImage
 
 INK_TYPES = frozenset({ElementType.TEXT, ElementType.LINK, ElementType.ICON})
 MAX_SAMPLES = 4096  # pixels sampled per element: plenty for a colour vote, bounded cost for big regions
@@ -102,17 +101,11 @@ def element_color(image: RGBImage, element: Element) -> str:
     return COLOR_NAMES[int(votes.argmax())]
 
 
-class ColorStage:
+class ColorStage(BaseStage):
     """The ``colors`` stage: sets ``color`` on every element."""
 
     slot = "colors"
     name = "hsv"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def model_version(self) -> str | None:
-        return None
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         return [
