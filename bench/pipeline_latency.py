@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from detact_service.io import load_image_file
 from detact_service.pipeline import Pipeline, get_pipeline
 from detact_service.settings import Settings
-from tests.render import render_form
+from tests.render import render_form_with_icons
 
 SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
 
@@ -26,8 +28,8 @@ class LatencyRow:
 
 
 def screen(width: int, height: int) -> np.ndarray:
-    """The test form scaled to the requested size (a fixed, reproducible screen)."""
-    image = render_form(1920, 1080).image.resize((width, height))
+    """The test form with its toolbar icons, scaled to the requested size (a fixed, reproducible screen)."""
+    image = render_form_with_icons(1920, 1080).image.resize((width, height))
     return np.asarray(image)
 
 
@@ -62,6 +64,21 @@ def run(
                 )
             )
     return rows
+
+
+def run_on_files(paths: list[Path], profile: str = "detact", label: str = "files") -> LatencyRow:
+    """One row over real screenshots: medians over the files (each parsed once after a warm-up)."""
+    pipeline = get_pipeline(Settings(device="cpu"), profile)
+    images = [load_image_file(p) for p in paths]
+    pipeline.parse(images[0])
+    runs = [pipeline.parse(image) for image in images]
+    stages = {k: statistics.median(r.timings_ms[k] for r in runs) for k in runs[0].timings_ms if k != "total"}
+    totals = [r.timings_ms["total"] for r in runs]
+    size = f"{label} ({len(paths)})"
+    count = round(statistics.median(len(r.elements) for r in runs))
+    return LatencyRow(
+        profile, "rapidocr", size, stages, statistics.median(totals), float(np.percentile(totals, 90)), count
+    )
 
 
 def to_markdown(rows: list[LatencyRow]) -> str:

@@ -1,0 +1,1 @@
+"""The data engine: renderers whose layout we can read, writing screenshots with exact element labels."""
