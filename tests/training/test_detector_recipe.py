@@ -1,0 +1,68 @@
+"""The detector recipe on a tiny set: Ultralytics trains offline, exports ONNX, the runtime runs it."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from detact_service.core import ElementType, ScreenParse
+from detact_service.detectors.yolo_onnx import YoloOnnxDetector
+from detact_service.settings import Settings
+from tests.render import ScreenPainter
+
+pytest.importorskip("ultralytics")
+
+CLASSES = ["button", "checkbox"]
+SIZE = 320
+
+
+def tiny_dataset(root: Path, count: int = 6) -> Path:
+    """Buttons and checkboxes on plain screens, in YOLO format (train and val share the images)."""
+    rng = np.random.default_rng(0)
+    for split in ("train", "val"):
+        (root / "images" / split).mkdir(parents=True)
+        (root / "labels" / split).mkdir(parents=True)
+    for index in range(count):
+        painter = ScreenPainter(SIZE, SIZE)
+        lines = []
+        for row in range(3):
+            x, y = int(rng.integers(10, 150)), 20 + row * 100
+            button = painter.button((x, y, x + 120, y + 40), "OK", fill=(37, 99, 235)).bbox
+            box = painter.checkbox((x + 140, y + 10), checked=bool(row % 2)).bbox
+            for cls, (x1, y1, x2, y2) in ((0, button), (1, box)):
+                cx, cy, w, h = (x1 + x2) / 2 / SIZE, (y1 + y2) / 2 / SIZE, (x2 - x1) / SIZE, (y2 - y1) / SIZE
+                lines.append(f"{cls} {cx:.5f} {cy:.5f} {w:.5f} {h:.5f}")
+        for split in ("train", "val"):
+            painter.image.save(root / "images" / split / f"{index}.png")
+            (root / "labels" / split / f"{index}.txt").write_text("\n".join(lines) + "\n")
+    yaml = root / "dataset.yaml"
+    yaml.write_text(
+        f"path: {root}\ntrain: images/train\nval: images/val\nnames:\n  0: button\n  1: checkbox\n"
+    )
+    return yaml
+
+
+@pytest.mark.slow
+def test_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
+    from training.detector.export import class_names, export_onnx, record
+    from training.detector.train import train
+
+    data = tiny_dataset(tmp_path / "data")
+    best = train(data, imgsz=SIZE, epochs=1, batch=2, project=tmp_path / "runs", name="smoke", workers=0)
+    assert best.is_file()
+    assert class_names(best) == CLASSES
+    models = tmp_path / "models"
+    onnx_file = export_onnx(best, SIZE, models)
+    entry = record(onnx_file, CLASSES, SIZE, models, data_version="smoke")
+    assert entry["sha256"] and (models / "manifest.json").is_file()
+
+    settings = Settings(models_dir=models, device="cpu", detector_conf=0.0001)
+    detector = YoloOnnxDetector(settings)
+    image = np.full((400, 600, 3), 255, dtype=np.uint8)
+    parse = detector.run([image, image], [ScreenParse(600, 400), ScreenParse(600, 400)])
+    for result in parse:
+        assert all(e.type in {ElementType.BUTTON, ElementType.CHECKBOX} for e in result.elements)
+        assert all(
+            0 <= e.bbox[0] < e.bbox[2] <= 600 and 0 <= e.bbox[1] < e.bbox[3] <= 400 for e in result.elements
+        )
+    assert parse[0].elements == parse[1].elements
