@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +12,12 @@ from detact_service.stages import BaseStage, RGBImage
 
 TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
+
+Recogniser = Callable[[list[RGBImage]], list[tuple[str, float]]]
+"""Reads a batch of single-line crops."""
+
+SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
+INK_CONTRAST = 40  # grey levels between ink and the line's background
 
 
 class OcrStage(BaseStage):
@@ -34,6 +40,53 @@ class OcrStage(BaseStage):
             elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr_min_score)
             out.append(parse.with_elements([*parse.elements, *elements]))
         return out
+
+
+def split_at_wide_gaps(image: RGBImage, lines: Sequence[TextLine], recognise: Recogniser) -> list[TextLine]:
+    """Split OCR lines that span separate items (a menu bar read as one line) at wide blank gaps.
+
+    Detectors group a row of menu items or tabs into one line; an agent needs one box per item. Gaps come
+    from the pixels (ink columns), since the engines' per-character boxes are evenly spaced guesses;
+    the pieces are read again in one batch.
+    """
+    out: list[TextLine] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    for quad, text, score in lines:
+        spans = ink_spans(image, quad)
+        if len(spans) < 2:
+            out.append((quad, text, score))
+            continue
+        y1, y2 = int(np.floor(quad[:, 1].min())), int(np.ceil(quad[:, 1].max()))
+        pieces.extend((x1, y1, x2, y2) for x1, x2 in spans)
+    if pieces:
+        crops = [image[y1:y2, x1:x2] for x1, y1, x2, y2 in pieces]
+        for (x1, y1, x2, y2), (text, score) in zip(pieces, recognise(crops), strict=True):
+            quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+            out.append((quad, text, score))
+    return out
+
+
+def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
+    """Horizontal extents of the inked parts of an axis-aligned line box, split at wide blank gaps."""
+    height, width = image.shape[:2]
+    x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
+    x2, y2 = np.clip(np.ceil(quad.max(axis=0)).astype(int), 0, [width, height])
+    line_height = y2 - y1
+    if line_height < 4 or x2 - x1 < 3 * line_height:
+        return [(int(x1), int(x2))]
+    grey = image[y1:y2, x1:x2].astype(np.int16).mean(axis=2)
+    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    inked = (np.abs(grey - np.median(border)) > INK_CONTRAST).any(axis=0)
+    columns = np.flatnonzero(inked)
+    if len(columns) == 0:
+        return [(int(x1), int(x2))]
+    breaks = np.flatnonzero(np.diff(columns) > SPLIT_GAP * line_height)
+    starts = np.concatenate([[columns[0]], columns[breaks + 1]])
+    ends = np.concatenate([columns[breaks], [columns[-1]]]) + 1
+    pad = max(1, line_height // 8)
+    return [
+        (int(max(x1 + a - pad, 0)), int(min(x1 + b + pad, width))) for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def lines_to_elements(lines: Sequence[TextLine], width: int, height: int, min_score: float) -> list[Element]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine
+from detact_service.detectors.ocr_base import OcrStage, TextLine, split_at_wide_gaps
 from detact_service.pipeline import resolve_device
 from detact_service.stages import RGBImage, cached_model
 
@@ -34,8 +34,18 @@ class RapidOCRStage(OcrStage):
 
     def read(self, image: RGBImage) -> list[TextLine]:
         bgr = np.ascontiguousarray(image[..., ::-1])
-        result, _ = self._engine()(bgr, use_cls=False)
-        return [(np.asarray(quad), str(text), float(score)) for quad, text, score in (result or [])]
+        engine = self._engine()
+        result, _ = engine(bgr, use_cls=False)
+        lines = [
+            (np.asarray(quad, dtype=np.float64), str(text), float(score))
+            for quad, text, score in (result or [])
+        ]
+
+        def recognise(crops: list[RGBImage]) -> list[tuple[str, float]]:
+            texts, _ = engine.text_rec([np.ascontiguousarray(c[..., ::-1]) for c in crops])
+            return [(str(text), float(score)) for text, score in texts]
+
+        return split_at_wide_gaps(image, lines, recognise)
 
     def model_version(self) -> str | None:
         return "rapidocr:ppocrv4"

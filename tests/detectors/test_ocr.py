@@ -4,7 +4,7 @@ import pytest
 from detact_service.core import ElementType, ScreenParse
 from detact_service.pipeline import create_stage
 from detact_service.settings import Settings
-from tests.render import render_form
+from tests.render import ScreenPainter, render_form
 
 
 @pytest.fixture(scope="module")
@@ -27,3 +27,21 @@ def test_ocr_reads_the_form_words_with_boxes_on_them(backend: str, form: np.ndar
     cx, cy = submit.center
     assert 620 < cx < 860 and 660 < cy < 716
     assert stage.model_version()
+
+
+@pytest.mark.parametrize("size", [12, 16, 22, 34])
+def test_prose_stays_one_line_but_a_menu_bar_splits_into_items(size: int) -> None:
+    painter = ScreenPainter(1400, 200)
+    painter.text((10, 20), "Create your account and remember me", size=size)
+    x = 10
+    menu = []
+    for word in ["File", "Edit", "View", "Help"]:
+        menu.append(painter.text((x, 120), word, size=size))
+        x = menu[-1].bbox[2] + int(size * 1.2)
+    image = np.asarray(painter.done().image)
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    parse = stage.run([image], [ScreenParse(1400, 200)])[0]
+    # PP-OCR's recogniser sometimes drops spaces at small sizes; what matters here is the boxes.
+    texts = sorted((e.bbox[1] > 100, e.bbox[0], (e.text or "").replace(" ", "")) for e in parse.elements)
+    assert [t for below, _, t in texts if not below] == ["Createyouraccountandrememberme"]
+    assert [t for below, _, t in texts if below] == ["File", "Edit", "View", "Help"]
