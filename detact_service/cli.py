@@ -28,11 +28,19 @@ def parse(
     output_format: Annotated[OutputFormat, typer.Option("--format", "-f", help="What to write.")] = (
         OutputFormat.json
     ),
-    task: Annotated[str | None, typer.Option(help="The agent's task, kept with the parse.")] = None,
+    task: Annotated[
+        str | None, typer.Option(help="The agent's task: elements are scored for relevance to it.")
+    ] = None,
+    max_elements: Annotated[
+        int | None,
+        typer.Option(
+            "--max-elements", min=1, help="Keep only the K most relevant elements (reading order, ids kept)."
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Parse one screenshot and print its elements."""
-    from detact_service.formats import to_caap, to_detact, to_public, to_som_png
+    from detact_service.formats import select_top, to_caap, to_detact, to_public, to_som_png
     from detact_service.io import ImageError, load_image_file
     from detact_service.pipeline import ProfileUnavailable, get_pipeline
     from detact_service.settings import get_settings
@@ -48,7 +56,7 @@ def parse(
     except (ProfileUnavailable, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    result = pipeline.parse(pixels, task=task)
+    result = select_top(pipeline.parse(pixels, task=task), max_elements)
 
     if output_format is OutputFormat.som:
         target = out or image.with_name(f"{image.stem}.som.png")
@@ -77,10 +85,18 @@ def serve(
     import uvicorn
 
     from detact_service.api.app import create_app
+    from detact_service.api.middleware import logging_config
     from detact_service.settings import get_settings
 
     settings = get_settings()
-    uvicorn.run(create_app(settings), host=host or settings.host, port=port or settings.port)
+    uvicorn.run(
+        create_app(settings),
+        host=host or settings.host,
+        port=port or settings.port,
+        log_config=logging_config(settings.log_level),
+        log_level=settings.log_level,
+        access_log=False,  # the app logs one JSON line per request itself
+    )
 
 
 @app.command()

@@ -97,6 +97,8 @@ class Element:
     color: str | None = None
     state: ElementState = field(default_factory=ElementState)
     interactive: bool | None = None
+    relevance: float | None = None
+    """How relevant the element is to the parse's task (higher first); ``None`` when there is no task."""
 
     def __post_init__(self) -> None:
         x1, y1, x2, y2 = self.bbox

@@ -31,7 +31,14 @@ PROFILES: dict[str, Profile] = {
     for p in (
         Profile(
             "detact",
-            (("text", None), ("regions", None), ("merge", "default"), ("icons", "ssim"), ("colors", "hsv")),
+            (
+                ("text", None),
+                ("regions", None),
+                ("merge", "default"),
+                ("icons", "ssim"),
+                ("colors", "hsv"),
+                ("relevance", None),
+            ),
             "DetACT: OCR + segmentation + SSIM icon matching + colour names.",
         ),
         Profile(
@@ -42,6 +49,7 @@ PROFILES: dict[str, Profile] = {
                 ("merge", "default"),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
+                ("relevance", None),
             ),
             "OCR + the YOLOv8 UI detector; no segmentation.",
         ),
@@ -54,6 +62,7 @@ PROFILES: dict[str, Profile] = {
                 ("merge", "default"),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
+                ("relevance", None),
             ),
             "Everything: OCR, segmentation, detector, icons, colours (attributes join in a later release).",
         ),
@@ -78,6 +87,8 @@ def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
         if settings.segmenter is not None:
             return settings.segmenter
         return "sam" if settings.sam_checkpoint is not None else "classical"
+    if slot == "relevance":
+        return settings.relevance_backend
     raise ValueError(f"stage {slot!r} needs an explicit backend")
 
 

@@ -5,12 +5,13 @@ Nothing here runs at import time: call :func:`get_settings` (cached) or build ``
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,11 +47,59 @@ class Settings(BaseSettings):
     models_dir: Path = Field(REPO_ROOT / "models", description="Folder of shipped models and manifest.json.")
     detector_model: str = Field("ui-yolov8", description="Detector name in models/manifest.json.")
     detector_conf: float = Field(0.25, ge=0.0, le=1.0, description="Detector confidence threshold.")
+    relevance_backend: Literal["minilm", "lexical", "llm"] = Field(
+        "minilm", description="Task relevance ranker: minilm (local), lexical (no model) or llm (endpoint)."
+    )
+    relevance_embed_budget_ms: float = Field(
+        50.0, ge=0, description="Most ms a parse spends embedding new words (rest: lexical only); 0 = no cap."
+    )
+    relevance_cache_size: int = Field(50_000, ge=0, description="Word embeddings kept in the ranker's LRU.")
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint of the llm ranker, e.g. https://api.openai.com/v1."
+    )
+    llm_model: str = Field("gpt-4o-mini", description="Chat model the llm ranker asks.")
+    llm_api_key: SecretStr | None = Field(None, description="Key of the llm endpoint; else OPENAI_API_KEY.")
+    llm_timeout_s: float = Field(20.0, gt=0, description="Timeout of one llm ranker call; then local ranker.")
     max_upload_mb: float = Field(25.0, gt=0, description="Largest accepted upload in MiB.")
     max_pixels: int = Field(40_000_000, gt=0, description="Largest accepted image, width x height.")
     host: str = Field("127.0.0.1", description="Address `detact serve` binds to.")
     port: int = Field(8000, ge=1, le=65535, description="Port `detact serve` listens on.")
     warmup: bool = Field(False, description="Load the default profile's models at server start.")
+    request_timeout_s: float = Field(
+        120.0, gt=0, description="Longest a parse request may take (waiting included); then 504."
+    )
+    max_in_flight: int = Field(
+        1, ge=1, description="Pipeline runs (each a batch of up to batch_max_size images) at once."
+    )
+    max_queue: int = Field(
+        8, ge=0, description="Parse requests that may wait beyond those running; past it 503 + Retry-After."
+    )
+    retry_after_s: int = Field(2, ge=1, description="Retry-After seconds of a 503 when the queue is full.")
+    batch_max_size: int = Field(4, ge=1, description="Most images grouped into one pipeline run.")
+    batch_wait_ms: float = Field(
+        5.0, ge=0, description="How long a batch waits for more requests of the same profile."
+    )
+    api_keys: Annotated[tuple[SecretStr, ...], NoDecode] = Field(
+        (), description="Accepted API keys (comma list or JSON list); empty = no authentication."
+    )
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Origins allowed by CORS (comma list or JSON list, `*` for any); empty = CORS off."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Log level of `detact serve` (JSON lines on stderr)."
+    )
+    console_enabled: bool = Field(True, description="Serve the web console at `/` (off: `/` answers 404).")
+
+    @field_validator("api_keys", "cors_origins", mode="before")
+    @classmethod
+    def _split_list(cls, value: object) -> object:
+        """Accept a comma list or a JSON list for list settings given as text."""
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else [part.strip() for part in text.split(",")]
+        if isinstance(value, list | tuple):
+            return tuple(item for item in value if str(item).strip())
+        return value
 
 
 @lru_cache(maxsize=1)

@@ -74,6 +74,11 @@ _BACKENDS: dict[str, dict[str, str]] = {
     "merge": {"default": "detact_service.understanding.merge:MergeStage"},
     "icons": {"ssim": "detact_service.understanding.icons:IconMatcherStage"},
     "colors": {"hsv": "detact_service.understanding.colors:ColorStage"},
+    "relevance": {
+        "minilm": "detact_service.understanding.relevance:MiniLMRelevanceStage",
+        "lexical": "detact_service.understanding.relevance:LexicalRelevanceStage",
+        "llm": "detact_service.understanding.relevance_llm:LLMRelevanceStage",
+    },
 }
 
 

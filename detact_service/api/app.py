@@ -11,9 +11,12 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from detact_service import __version__
+from detact_service.api.console import CONSOLE_PATHS, install_console
 from detact_service.api.errors import install_error_handlers
+from detact_service.api.middleware import PUBLIC_PATHS, ApiKeyMiddleware, RequestContextMiddleware
 from detact_service.api.routes import router
 from detact_service.api.service import ParseService
 from detact_service.pipeline import Pipeline, get_pipeline
@@ -56,4 +59,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     install_error_handlers(app)
     app.include_router(router)
+    install_console(app, settings.console_enabled)
+    install_middleware(app, settings, service)
     return app
+
+
+def install_middleware(app: FastAPI, settings: Settings, service: ParseService) -> None:
+    """API keys (innermost), CORS when origins are set, then request ids, access log and metrics."""
+    keys = [key.get_secret_value() for key in settings.api_keys]
+    if keys:
+        app.add_middleware(ApiKeyMiddleware, keys=keys, public_paths=PUBLIC_PATHS | CONSOLE_PATHS)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID", "Retry-After"],
+        )
+    app.add_middleware(RequestContextMiddleware, metrics=service.metrics)

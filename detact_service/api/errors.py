@@ -25,11 +25,14 @@ log = logging.getLogger("detact_service.api")
 class ApiError(Exception):
     """A failure with its HTTP status, machine code and message for the client."""
 
-    def __init__(self, status_code: int, code: str, message: str) -> None:
+    def __init__(
+        self, status_code: int, code: str, message: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.code = code
         self.message = message
+        self.headers = dict(headers or {})
 
 
 def error_response(status_code: int, code: str, message: str) -> JSONResponse:
@@ -47,7 +50,9 @@ def _status_code_name(status_code: int) -> str:
 
 async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status_code, exc.code, exc.message)
+    response = error_response(exc.status_code, exc.code, exc.message)
+    response.headers.update(exc.headers)
+    return response
 
 
 async def _image_error(_: Request, exc: Exception) -> JSONResponse:

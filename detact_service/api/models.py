@@ -15,7 +15,12 @@ class ParseRequest(BaseModel):
     )
     profile: str | None = Field(None, description="Profile (detact, fast, full); default: the server's.")
     formats: str | None = Field(None, description="Comma list of json, caap, detact, som; default json.")
-    task: str | None = Field(None, description="The agent's task, echoed back in the result.")
+    task: str | None = Field(
+        None, description="The agent's task: echoed back, and elements get a relevance score for it."
+    )
+    max_elements: int | None = Field(
+        None, ge=1, description="Keep only the K elements most relevant to the task (ids unchanged)."
+    )
 
 
 class HealthResponse(BaseModel):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from detact_service import __version__
 from detact_service.api.deps import PipelineGetterDep, ServiceDep, SettingsDep
+from detact_service.api.errors import ApiError
+from detact_service.api.metrics import CONTENT_TYPE_LATEST
 from detact_service.api.models import HealthResponse, ParseRequest, ReadyResponse, VersionResponse
 from detact_service.api.service import (
     is_warm,
@@ -56,8 +59,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         400: "Not an image, truncated or empty file, bad base64, unknown profile or format.",
         413: "Upload over the size limit, or image dimensions over the pixel limit.",
         415: "Unsupported Content-Type or image that cannot be converted to RGB.",
+        401: "API keys are configured and the request has no valid `Authorization: Bearer <key>`.",
         422: "No image, or a malformed request.",
-        503: "The profile cannot run here (a model is missing).",
+        503: "The server is at capacity (`overloaded`, with `Retry-After`), or the profile cannot run here.",
+        504: "The parse took longer than the request timeout (`timeout`).",
     }.items()
 }
 
@@ -78,16 +83,38 @@ async def parse(
     profile: Annotated[str | None, Query(description="Profile; default: the server's.")] = None,
     formats: Annotated[str | None, Query(description="Comma list of json, caap, detact, som.")] = None,
     task: Annotated[str | None, Query(description="The agent's task, echoed back.")] = None,
+    max_elements: Annotated[
+        int | None, Query(ge=1, description="Keep the K elements most relevant to the task.")
+    ] = None,
 ) -> ParseResponse:
-    """Parse one screenshot; the elements always come back, text renderings and SoM when asked."""
-    upload = await read_parse_input(request, settings)
-    profile_name, format_names = validate_options(upload.profile or profile, upload.formats or formats)
-    image, decode_ms = await service.decode(upload.data)
-    pipeline = await service.pipeline(profile_name, get_pipeline)
-    task = upload.task if upload.task is not None else task
-    response = await service.parse(pipeline, image, task, format_names)
+    """Parse one screenshot; the elements always come back, text renderings and SoM when asked.
+
+    The request takes an admission ticket before its body is read: past the queue it is refused at once
+    (503 ``overloaded`` with ``Retry-After``); it must finish within ``request_timeout_s`` (else 504).
+    """
+    with service.batcher.ticket():
+        try:
+            async with asyncio.timeout(settings.request_timeout_s):
+                upload = await read_parse_input(request, settings)
+                profile_name, format_names = validate_options(
+                    upload.profile or profile, upload.formats or formats
+                )
+                image, decode_ms = await service.decode(upload.data)
+                pipeline = await service.pipeline(profile_name, get_pipeline)
+                task = upload.task if upload.task is not None else task
+                keep = upload.max_elements if upload.max_elements is not None else max_elements
+                response = await service.parse(pipeline, image, task, format_names, keep)
+        except TimeoutError:
+            limit = settings.request_timeout_s
+            raise ApiError(504, "timeout", f"the parse did not finish within {limit:g} s") from None
     response.timings_ms["decode"] = round(decode_ms, 2)
     return response
+
+
+@router.get("/metrics", include_in_schema=False, summary="Prometheus metrics")
+def metrics(service: ServiceDep) -> Response:
+    """Prometheus text exposition of this app's registry."""
+    return Response(service.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
 
 @router.get("/healthz", response_model=HealthResponse, summary="Liveness")

@@ -12,9 +12,11 @@ import anyio.to_thread
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from detact_service.api.batching import Batcher
 from detact_service.api.errors import ApiError
+from detact_service.api.metrics import Metrics
 from detact_service.api.models import ProfileInfo
-from detact_service.formats import parse_formats, to_response
+from detact_service.formats import parse_formats, select_top, to_response
 from detact_service.formats.schema import ParseResponse
 from detact_service.io import load_image
 from detact_service.pipeline import (
@@ -116,26 +118,38 @@ def warmup_image() -> RGBImage:
 
 
 class ParseService:
-    """Per-app state: warm-up status and a limiter on concurrent pipeline runs.
+    """Per-app state: warm-up status, admission and batching of parses, metrics.
 
-    Parses run in worker threads, at most ``max_concurrent`` at a time (the pipeline is CPU-bound and
-    its models already use all cores), so the event loop keeps answering /healthz meanwhile; decodes
-    run in threads too, at most ``max_concurrent_decodes`` at a time (bounding decoded-pixel memory).
+    Parses run in worker threads (the event loop keeps answering /healthz meanwhile): concurrent
+    requests of one profile are grouped into batches by :class:`Batcher`, at most
+    ``settings.max_in_flight`` pipeline runs at a time; decodes and renderings run in threads too, at most
+    ``max_concurrent_decodes`` at a time (bounding decoded-pixel memory).
     """
 
     def __init__(
         self,
         settings: Settings,
         get_pipeline: PipelineGetter,
-        max_concurrent: int = 1,
         max_concurrent_decodes: int = 4,
     ) -> None:
         self.settings = settings
         self.get_pipeline = get_pipeline
-        self.limiter = anyio.CapacityLimiter(max_concurrent)
         self.decode_limiter = anyio.CapacityLimiter(max_concurrent_decodes)
         self.warming = False
         self.warmup_error: str | None = None
+        self.batcher = Batcher(
+            max_in_flight=settings.max_in_flight,
+            max_queue=settings.max_queue,
+            batch_max_size=settings.batch_max_size,
+            batch_wait_ms=settings.batch_wait_ms,
+            retry_after_s=settings.retry_after_s,
+        )
+        self.metrics = Metrics(
+            queue_depth=lambda: float(self.batcher.waiting),
+            in_flight=lambda: float(self.batcher.in_flight),
+            warming=lambda: float(self.warming),
+        )
+        self.batcher.observer = self.metrics.observe_batch
 
     async def pipeline(self, profile: str | None, get_pipeline: PipelineGetter | None = None) -> Pipeline:
         """The pipeline of ``profile`` (default when ``None``); 503 when it cannot run here."""
@@ -162,32 +176,35 @@ class ParseService:
         return image, (time.perf_counter() - start) * 1000.0
 
     async def parse(
-        self, pipeline: Pipeline, image: RGBImage, task: str | None, formats: tuple[str, ...]
+        self,
+        pipeline: Pipeline,
+        image: RGBImage,
+        task: str | None,
+        formats: tuple[str, ...],
+        max_elements: int | None = None,
     ) -> ParseResponse:
-        """Run the pipeline and render the requested formats in a worker thread."""
+        """Run the pipeline (batched with other requests), keep ``max_elements``, render the formats."""
+        try:
+            parse = await self.batcher.submit(pipeline, image, task)
+        except StageUnavailable as exc:
+            raise ApiError(503, "stage_unavailable", str(exc)) from None
+        mark_warm(pipeline)
+        parse = select_top(parse, max_elements)
 
-        def work() -> ParseResponse:
-            parse = pipeline.parse(image, task)
+        def render() -> ParseResponse:
             start = time.perf_counter()
             response = to_response(parse, formats, image)
             response.timings_ms["formats"] = round((time.perf_counter() - start) * 1000.0, 2)
             return response
 
-        try:
-            response = await anyio.to_thread.run_sync(work, limiter=self.limiter)
-        except StageUnavailable as exc:
-            raise ApiError(503, "stage_unavailable", str(exc)) from None
-        mark_warm(pipeline)
-        return response
+        return await anyio.to_thread.run_sync(render, limiter=self.decode_limiter)
 
     async def warm_up(self) -> None:
         """Build the default pipeline and run it once so its models load; never raises."""
         self.warming = True
         try:
             pipeline = await self.pipeline(None)
-            await anyio.to_thread.run_sync(
-                pipeline.parse, warmup_image(), limiter=self.limiter, abandon_on_cancel=True
-            )
+            await self.batcher.submit(pipeline, warmup_image(), None)
             mark_warm(pipeline)
             log.info("warm-up done: profile %s is ready", pipeline.profile.name)
         except ApiError as exc:

@@ -25,7 +25,7 @@ from detact_service.settings import Settings
 FORM_OVERHEAD = 1024 * 1024
 """Room for multipart framing, form fields and JSON keys on top of the image itself."""
 
-FORM_FIELDS = ("profile", "formats", "task")
+FORM_FIELDS = ("profile", "formats", "task", "max_elements")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class ParseInput:
     profile: str | None = None
     formats: str | None = None
     task: str | None = None
+    max_elements: int | None = None
 
 
 def max_upload_bytes(settings: Settings) -> int:
@@ -129,7 +130,21 @@ async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
         fields = {name: _form_field(form, name) for name in FORM_FIELDS}
     finally:
         await form.close()
-    return ParseInput(data=data, **fields)
+    limit = parse_max_elements(fields.pop("max_elements"))
+    return ParseInput(data=data, max_elements=limit, **fields)
+
+
+def parse_max_elements(value: str | None) -> int | None:
+    """A ``max_elements`` form field as a positive int (422 otherwise); ``None`` when absent."""
+    if value is None:
+        return None
+    try:
+        number = int(value.strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ApiError(422, "invalid_request", f"max_elements must be a positive integer, not {value!r}")
+    return number
 
 
 def _form_field(form: FormData, name: str) -> str | None:
@@ -158,6 +173,7 @@ async def _read_json(request: Request, max_bytes: int) -> ParseInput:
         profile=_blank_to_none(payload.profile),
         formats=_blank_to_none(payload.formats),
         task=payload.task,
+        max_elements=payload.max_elements,
     )
 
 

@@ -31,6 +31,7 @@ def to_public(
             interactive=element.is_interactive,
             score=float(element.score),
             source=element.source,
+            relevance=element.relevance,
         )
         for element_id, element in zip(element_ids(parse), parse.elements, strict=True)
     ]
@@ -62,6 +63,7 @@ def from_public(response: ParseResponse) -> ScreenParse:
                 color=out.color,
                 state=ElementState(**out.state.model_dump()),
                 interactive=None if out.interactive == inferred else out.interactive,
+                relevance=out.relevance,
             )
         )
     return ScreenParse(

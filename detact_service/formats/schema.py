@@ -48,6 +48,9 @@ class ElementOut(_Model):
     interactive: bool
     score: float
     source: str = Field(..., description="The stage/model that produced the element.")
+    relevance: float | None = Field(
+        None, description="Relevance to the request's task (higher first); null when no task was given."
+    )
 
 
 class TextOut(_Model):

@@ -372,7 +372,7 @@ def test_not_ready_before_the_first_parse(strict: httpx.Client) -> None:
     body = response.json()
     assert body["ready"] is False and body["profile"] == "detact"
     slots = [stage.split(":")[0] for stage in body["missing"]]
-    assert slots == ["text", "regions", "merge", "icons", "colors"]
+    assert slots == ["text", "regions", "merge", "icons", "colors", "relevance"]
     assert body["reason"]
 
 

@@ -1,0 +1,146 @@
+"""Exports and reports: template-disjoint splits, valid YOLO lines, near-duplicate removal, sheets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from detact_service.core import Element, ElementState, ElementType
+from training.data.__main__ import main
+from training.data.engine import render, source_for_seed
+from training.data.export import SPLITS, YOLO_CLASSES, split_of
+from training.data.labels import ScreenLabels, write_labels
+
+
+def _write(folder: Path, stem: str, template: str, pixels: np.ndarray) -> None:
+    h, w = pixels.shape[:2]
+    Image.fromarray(pixels).save(folder / f"{stem}.png")
+    elements = [
+        Element(bbox=(10, 10, 60, 30), type=ElementType.BUTTON, text="OK", color="blue"),
+        Element(bbox=(10, 40, 24, 54), type=ElementType.CHECKBOX, state=ElementState(checked=True)),
+        Element(bbox=(30, 40, 90, 54), type=ElementType.TEXT, text="Remember me"),
+        Element(bbox=(0, 0, w, h), type=ElementType.REGION),
+        Element(bbox=(5, 60, 80, 80), type=ElementType.TEXTAREA),
+    ]
+    labels = ScreenLabels(f"{stem}.png", w, h, "test", template, 0, elements=elements)
+    write_labels(labels, folder / f"{stem}.json")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    out = tmp_path / "rendered"
+    out.mkdir()
+    templates = [f"test/t{i}" for i in range(40)]
+    for i, template in enumerate(templates):
+        for j in range(2):
+            pixels = (rng.random((8, 12, 3)) * 255).astype(np.uint8).repeat(10, 0).repeat(10, 1)
+            _write(out, f"s{i}-{j}", template, pixels)
+    # the same screenshot under two templates that fall into different splits
+    train_t = next(t for t in templates if split_of(t) == "train")
+    test_t = next(t for t in templates if split_of(t) == "test")
+    dup = (rng.random((8, 12, 3)) * 255).astype(np.uint8).repeat(10, 0).repeat(10, 1)
+    _write(out, "dup-train", train_t, dup)
+    _write(out, "dup-test", test_t, dup)
+    return out
+
+
+def test_split_is_stable_and_covers_all_splits() -> None:
+    assert split_of("web/login/v1") == split_of("web/login/v1")
+    splits = [split_of(f"t/{i}") for i in range(1000)]
+    share = {s: splits.count(s) / 1000 for s in SPLITS}
+    assert 0.75 < share["train"] < 0.85 and 0.06 < share["val"] < 0.14 and 0.06 < share["test"] < 0.14
+
+
+def test_export_yolo(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "yolo"
+    assert main(["export-yolo", str(folder), "--out", str(out)]) == 0
+    seen: dict[str, str] = {}
+    for split in SPLITS:
+        for label_file in (out / "labels" / split).glob("*.txt"):
+            template = json.loads((folder / f"{label_file.stem}.json").read_text())["template"]
+            assert seen.setdefault(template, split) == split, f"{template} in two splits"
+            assert (out / "images" / split / f"{label_file.stem}.png").exists()
+            for line in label_file.read_text().splitlines():
+                cls, *xywh = line.split()
+                assert 0 <= int(cls) < len(YOLO_CLASSES)
+                values = [float(v) for v in xywh]
+                assert len(values) == 4 and all(0 <= v <= 1 for v in values)
+    assert {"train", "val", "test"} <= set(seen.values())
+    assert not (out / "images" / "train" / "dup-train.png").exists()  # near-duplicate of a test image
+    assert (out / "images" / "test" / "dup-test.png").exists()
+    yaml = (out / "dataset.yaml").read_text()
+    assert f"nc: {len(YOLO_CLASSES)}" in yaml and "textarea -> input" in yaml
+
+
+def test_export_attributes_contact_sheet_datasheet(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "attrs"
+    assert main(["export-attributes", str(folder), "--out", str(out)]) == 0
+    lines = [line for split in SPLITS for line in (out / f"{split}.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in lines]
+    assert rows and all((out / r["image"]).exists() for r in rows)
+    assert "type: checkbox, checked: true" in {r["target"] for r in rows}
+    assert not any(r["target"].startswith("type: region") for r in rows)
+    sheet = tmp_path / "sheet.png"
+    assert main(["contact-sheet", str(folder), "--out", str(sheet), "--n", "6"]) == 0
+    with Image.open(sheet) as image:
+        assert image.width > 0 and image.format == "PNG"
+    doc = tmp_path / "DATASHEET.md"
+    assert main(["datasheet", str(folder), "--out", str(doc)]) == 0
+    assert "| button |" in doc.read_text()
+
+
+def test_mixed_sources_are_stable() -> None:
+    mix = {"web": 0.5, "miniwob": 0.5}
+    picks = [source_for_seed("mixed", s, mix) for s in range(1000, 1100)]
+    assert picks == [source_for_seed("mixed", s, mix) for s in range(1000, 1100)]
+    assert set(picks) == {"web", "miniwob"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs chromium-driver")
+def test_render_cli_end_to_end_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = [
+        "render",
+        "--source",
+        "mixed",
+        "--mix",
+        "web=0.5,miniwob=0.5",
+        "--n",
+        "4",
+        "--out",
+        str(out),
+        "--seed",
+        "1000",
+        "--no-progress",
+    ]
+    assert main(args) == 0
+    pngs = sorted(p.name for p in out.glob("*.png"))
+    assert len(pngs) == 4 and len(list(out.glob("*.json"))) == 4
+    assert all(p.split("-")[0] in {"web", "miniwob"} for p in pngs)
+    report = render("mixed", 4, out, seed=1000, mix={"web": 0.5, "miniwob": 0.5}, progress=False)
+    assert report.skipped == 4 and report.rendered == 0
+    with pytest.raises(ValueError, match="reserved"):
+        render("miniwob", 2, out, seed=10, progress=False)
+
+
+def test_render_cli_refuses_evaluation_seeds(tmp_path: Path) -> None:
+    args = [
+        "render",
+        "--source",
+        "miniwob",
+        "--n",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--seed",
+        "10",
+        "--no-progress",
+    ]
+    assert main(args) == 2
+    assert not list(tmp_path.glob("*.png"))

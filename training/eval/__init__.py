@@ -1,0 +1,1 @@
+"""Evaluations of the runtime on held-out data (``python -m training.eval NAME``)."""
