@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageOps
 
 from detact_service.stages import RGBImage
 
@@ -59,7 +59,7 @@ def load_image(data: bytes, *, max_pixels: int, max_bytes: int | None = None) ->
             image = Image.open(io.BytesIO(data))
         except Image.DecompressionBombError as exc:
             raise ImageTooLarge(f"image dimensions are too large: {exc}") from None
-        except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        except Exception as exc:  # decoders, and plugins that patch them, raise anything
             raise NotAnImage(f"cannot identify an image in the upload ({type(exc).__name__})") from None
         width, height = image.size
         if width <= 0 or height <= 0:

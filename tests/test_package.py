@@ -23,4 +23,4 @@ def test_building_a_pipeline_loads_no_model() -> None:
         "p = get_pipeline(Settings(device='cpu'), 'detact'); print(len(p.stages), loaded_model_keys())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "5 []"
+    assert out.stdout.strip() == "6 []"

@@ -3,13 +3,16 @@
 The score adds lexical and semantic cues, all vectorised over the screen's vocabulary:
 
 * quoted strings in the task (``Click "Submit"``): an element whose text is (or holds) the string wins;
-* task words against each element's words (text and icon name): exact, fuzzy (rapidfuzz) or, with the
-  ``minilm`` backend, semantic (MiniLM word embeddings), weighted by rarity on the screen;
+* task words against each element's words (text and icon name): exact, equal up to OCR look-alikes
+  (``0``/``o``, ``1``/``l``/``I``), fuzzy (rapidfuzz) or, with the ``minilm`` backend, semantic (MiniLM
+  word embeddings), weighted by rarity on the screen and a little by order in the task;
+* a field, checkbox or radio also gets most of the text score of its label (the text just left of or
+  above it; right of a checkbox or radio);
 * colour words (``the black icon``) and type words (``button``, ``icon``, ``checkbox``, ``link``,
   ``field``, ...; ``enter``/``type`` imply a field) against the element's colour and type;
 * with ``minilm``, the cosine between the task's sentence embedding and the element's description vector
-  (the mean of its word embeddings), as a tie-breaker;
-* the task's own echo on screen (a long text made of the task's words) is damped.
+  (the mean of its word embeddings), as a small tie-breaker;
+* the task's own echo on screen (a line of the task, as MiniWoB shows its utterance) is damped.
 
 Speed: embeddings are cached per unique word in a bounded LRU and the task is embedded once, so a screen
 costs one small batch of *new* words (none on a repeated screen, as in an agent loop); with
@@ -100,11 +103,11 @@ ENCODE_THREADS = 1
 """Torch threads while embedding: the batches are tiny, and on a busy 2-core CPU two OpenMP threads wait
 on each other (measured 10-20x slower than one); the previous count is restored after each batch."""
 FUZZY_MIN = 85.0
-SEMANTIC_FLOOR = 0.45
+SEMANTIC_FLOOR = 0.5
 SEMANTIC_WEIGHT = 0.8
 QUOTE_EXACT, QUOTE_CONTAINED, QUOTE_FUZZY = 4.0, 2.5, 1.5
 COLOR_BONUS, TYPE_BONUS, IMPLIED_BONUS, INTERACTIVE_BONUS = 0.5, 0.6, 0.4, 0.05
-SENTENCE_WEIGHT = 0.5
+SENTENCE_WEIGHT = 0.2
 ECHO_FACTOR = 0.2
 LABEL_SHARE = 0.9
 MARK_TYPES = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
@@ -290,7 +293,8 @@ class WordEmbedder:
             return found
         while missing:
             left_ms = budget_ms - (time.perf_counter() - start) * 1000.0
-            count = min(len(missing), int((left_ms - self.call_ms) / max(self.ms_per_word, 0.05)))
+            # 1.3: a safety margin, as small batches cost more per word than the running estimate.
+            count = min(len(missing), int((left_ms - self.call_ms) / max(1.3 * self.ms_per_word, 0.05)))
             if count < 1:
                 break
             found.update(self._store(missing[:count]))
@@ -348,14 +352,34 @@ def minilm_embedder(cache_size: int) -> WordEmbedder:
     return cached_model(("relevance", MODEL_NAME, cache_size), load)
 
 
+LOOK_ALIKE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
+"""OCR's usual confusions (``e6I5kk`` read as ``e615kk``, ``oo`` as ``00``), folded before matching."""
+
+
+def look_alike(word: str) -> str:
+    """``word`` with the characters OCR confuses folded together."""
+    return word.translate(LOOK_ALIKE)
+
+
 def _match_matrix(task_words: Sequence[str], vocab: Sequence[str]) -> FloatArray:
-    """``(len(task_words), len(vocab))`` lexical match: 1 exact, fuzzy ratio / 100 above the floor, else 0."""
-    exact = np.asarray([[t == v for v in vocab] for t in task_words], dtype=np.float32)
-    scores = process.cdist(task_words, vocab, scorer=fuzz.ratio, dtype=np.float32, workers=1)
+    """``(len(task_words), len(vocab))`` lexical match: 1 exact, 0.9 same up to OCR look-alikes, else
+    0.8 x the fuzzy ratio (on look-alike folded words of 4+ letters) above :data:`FUZZY_MIN`, else 0."""
+    match = np.zeros((len(task_words), len(vocab)), dtype=np.float32)
+    folded_vocab = [look_alike(v) for v in vocab]
+    folded_task = [look_alike(t) for t in task_words]
+    scores = process.cdist(folded_task, folded_vocab, scorer=fuzz.ratio, dtype=np.float32, workers=1)
     fuzzy = np.where(scores >= FUZZY_MIN, scores / 100.0 * 0.8, 0.0).astype(np.float32)
     short = np.asarray([len(t) < 4 for t in task_words])[:, None] | np.asarray([len(v) < 4 for v in vocab])
     fuzzy[np.broadcast_to(short, fuzzy.shape)] = 0.0
-    return np.maximum(exact, fuzzy)
+    exact = {v: j for j, v in enumerate(vocab)}
+    folded: dict[str, list[int]] = {}
+    for j, v in enumerate(folded_vocab):
+        folded.setdefault(v, []).append(j)
+    for i, (t, f) in enumerate(zip(task_words, folded_task, strict=True)):
+        match[i, folded.get(f, [])] = 0.9
+        if t in exact:
+            match[i, exact[t]] = 1.0
+    return np.maximum(match, fuzzy)
 
 
 def _compact(text: str) -> str:

@@ -92,8 +92,9 @@ def settings_screen(width: int, height: int) -> RenderedScreen:
     p = ScreenPainter(width, height)
     p.text((40, 30), "Settings and preferences", size=28, bold=True)
     p.text((40, 90), "Lorem ipsum dolor sit amet, consectetur adipiscing elit: 1. 2, 3; (ok) [x] @", size=18)
-    p.draw.rounded_rectangle((40, 160, 200, 204), radius=6, fill=(255, 255, 255), outline=(120, 120, 120),
-                             width=2)
+    p.draw.rounded_rectangle(
+        (40, 160, 200, 204), radius=6, fill=(255, 255, 255), outline=(120, 120, 120), width=2
+    )
     p.text((80, 170), "Details", size=20)
     p.drawn.append(Drawn("button", (40, 160, 200, 204), text="Details"))
     p.button((230, 160, 390, 204), "Save", fill=(22, 163, 74))
@@ -104,8 +105,18 @@ def settings_screen(width: int, height: int) -> RenderedScreen:
     for i in range(3):
         p.draw.rectangle((500, 168 + i * 8, 524, 171 + i * 8), fill=(60, 60, 60))
     p.drawn.append(Drawn("icon", (500, 168, 524, 187)))
-    star = [(560, 166), (566, 180), (580, 181), (569, 190), (573, 204), (560, 196), (547, 204), (551, 190),
-            (540, 181), (554, 180)]
+    star = [
+        (560, 166),
+        (566, 180),
+        (580, 181),
+        (569, 190),
+        (573, 204),
+        (560, 196),
+        (547, 204),
+        (551, 190),
+        (540, 181),
+        (554, 180),
+    ]
     p.draw.polygon(star, fill=(240, 180, 0))
     p.drawn.append(Drawn("icon", (540, 166, 580, 204)))
     # A picture: smooth colour blobs plus sensor noise.
@@ -201,7 +212,7 @@ def test_ocr_elements_are_kept_and_regions_appended(form: Segmented) -> None:
     screen, parse, regions = form
     ocr = ocr_parse(screen).elements
     assert parse.elements[: len(ocr)] == ocr
-    assert parse.elements[len(ocr):] == regions
+    assert parse.elements[len(ocr) :] == regions
     for e in regions:
         assert e.source == SOURCE and e.id == -1
         assert 0 <= e.bbox[0] < e.bbox[2] <= parse.width and 0 <= e.bbox[1] < e.bbox[3] <= parse.height
@@ -241,8 +252,10 @@ def test_hidpi_settings_screen(stage: ClassicalSegmenter, factor: float) -> None
     """The 1280x720 page shown at 150 % (1920x1080) and 200 % (2560x1440): larger, softer widgets."""
     screen = settings_screen(1280, 720)
     big = scaled(screen, factor)
-    lines = [Element.from_xyxy([v * factor for v in d.bbox], type=ElementType.TEXT, source="ocr")
-             for d in ocr_truth(screen)]
+    lines = [
+        Element.from_xyxy([v * factor for v in d.bbox], type=ElementType.TEXT, source="ocr")
+        for d in ocr_truth(screen)
+    ]
     image = np.asarray(big.image)
     parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=lines)
     regions = [e for e in stage.run([image], [parse])[0].elements if e.source == SOURCE]

@@ -51,7 +51,7 @@ def mask(x: float, y: float, w: float, h: float, predicted_iou: float = 0.9) -> 
 def assert_valid_regions(parse: ScreenParse, before: ScreenParse) -> list[Element]:
     assert (parse.width, parse.height) == (before.width, before.height)
     assert parse.elements[: len(before.elements)] == before.elements
-    regions = parse.elements[len(before.elements):]
+    regions = parse.elements[len(before.elements) :]
     for e in regions:
         assert isinstance(e, Element) and e.source == SOURCE
         assert e.type in (ElementType.REGION, ElementType.ICON)
@@ -126,8 +126,9 @@ def test_masks_become_typed_deduplicated_regions(
 
 
 def test_masks_to_regions_types_by_size() -> None:
-    elements = masks_to_regions([mask(10, 10, 20, 20), mask(10, 50, 300, 120), mask(5, 5, 200, 3)], 640, 480,
-                                icon_min=8, icon_max=96)
+    elements = masks_to_regions(
+        [mask(10, 10, 20, 20), mask(10, 50, 300, 120), mask(5, 5, 200, 3)], 640, 480, icon_min=8, icon_max=96
+    )
     assert [(e.type, e.bbox) for e in elements] == [
         (ElementType.ICON, (10, 10, 30, 30)),
         (ElementType.REGION, (10, 50, 310, 170)),

@@ -119,6 +119,7 @@ def test_public_json_has_the_documented_shape(parse: ScreenParse) -> None:
         "interactive": True,
         "score": 1.0,
         "source": "merge",
+        "relevance": None,
     }
     assert [e["interactive"] for e in body["elements"]] == [True, True, False, True]
 

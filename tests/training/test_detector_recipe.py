@@ -10,8 +10,6 @@ from detact_service.detectors.yolo_onnx import YoloOnnxDetector
 from detact_service.settings import Settings
 from tests.render import ScreenPainter
 
-pytest.importorskip("ultralytics")
-
 CLASSES = ["button", "checkbox"]
 SIZE = 320
 
@@ -44,6 +42,8 @@ def tiny_dataset(root: Path, count: int = 6) -> Path:
 
 @pytest.mark.slow
 def test_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
+    # Imported here, not at collection: ultralytics patches PIL.Image.open process-wide when imported.
+    pytest.importorskip("ultralytics")
     from training.detector.export import class_names, export_onnx, record
     from training.detector.train import train
 

@@ -116,17 +116,19 @@ def test_render_cli_end_to_end_and_resume(tmp_path: Path) -> None:
         "--out",
         str(out),
         "--seed",
-        "1000",
+        "1100",
         "--no-progress",
     ]
     assert main(args) == 0
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert len(pngs) == 4 and len(list(out.glob("*.json"))) == 4
     assert all(p.split("-")[0] in {"web", "miniwob"} for p in pngs)
-    report = render("mixed", 4, out, seed=1000, mix={"web": 0.5, "miniwob": 0.5}, progress=False)
+    report = render("mixed", 4, out, seed=1100, mix={"web": 0.5, "miniwob": 0.5}, progress=False)
     assert report.skipped == 4 and report.rendered == 0
     with pytest.raises(ValueError, match="reserved"):
         render("miniwob", 2, out, seed=10, progress=False)
+    with pytest.raises(ValueError, match="reserved"):  # this project's own evaluation episodes
+        render("miniwob", 2, out, seed=1050, progress=False)
 
 
 def test_render_cli_refuses_evaluation_seeds(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--source", required=True, choices=[*sorted(SOURCES), "mixed"])
     render.add_argument("--n", type=int, required=True, help="number of seeds to render")
     render.add_argument("--out", type=Path, required=True)
-    render.add_argument("--seed", type=int, default=1000, help="first seed (miniwob needs >= 1000)")
+    render.add_argument("--seed", type=int, default=1100, help="first seed (miniwob needs >= 1100)")
     render.add_argument("--workers", type=int, default=1, help="processes, each with its own renderers")
     render.add_argument("--mix", default=None, help="mixed only: weights, e.g. web=0.6,miniwob=0.4")
     render.add_argument("--no-progress", action="store_true")

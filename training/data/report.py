@@ -168,14 +168,16 @@ def datasheet(folder: Path, out: Path) -> Path:
         ),
         "",
         "- `web-synthetic`: pages generated from a seed (`training/data/sources/web.py`), headless Chromium.",
-        "- `miniwob`: MiniWoB++ task pages from the `miniwob` PyPI wheel (MIT licence), seeds >= 1000 only.",
+        "- `miniwob`: MiniWoB++ task pages from the `miniwob` PyPI wheel (MIT licence), "
+        "training seeds >= 1100 only (below 1000: reserved for outside evaluation; "
+        "1000-1099: this project's evaluation episodes).",
         "- `web-thirdparty`: documentation HTML shipped in Debian packages (licences below).",
         "- `qt` / `grid`: desktop widgets and dense synthetic grids (their own modules).",
         "",
         "## How it is made",
         "",
         "```",
-        "python -m training.data render --source mixed --n 5000 --out data/rendered --seed 1000 --workers 2",
+        "python -m training.data render --source mixed --n 5000 --out data/rendered --seed 1100 --workers 2",
         "python -m training.data export-yolo data/rendered --out data/yolo",
         "python -m training.data export-attributes data/rendered --out data/attributes",
         "python -m training.data contact-sheet data/rendered --out sheet.png --n 12",

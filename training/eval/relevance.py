@@ -152,7 +152,8 @@ def run(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) -> lis
 def recall(episodes: Sequence[Episode], name: str, k: int, end_to_end: bool = False) -> float:
     """Share of episodes whose target ranks within ``k`` (detected ones only, unless ``end_to_end``)."""
     pool = [e for e in episodes if end_to_end or e.ranks[name] is not None]
-    good = sum(1 for e in pool if e.ranks[name] is not None and e.ranks[name] <= k)  # type: ignore[operator]
+    ranks = [e.ranks[name] for e in pool]
+    good = sum(1 for rank in ranks if rank is not None and rank <= k)
     return good / len(pool) if pool else 0.0
 
 
@@ -183,19 +184,48 @@ def report(episodes: Sequence[Episode]) -> str:
             f"{ms:.1f} |"
         )
     per_task = Counter(e.task for e in episodes)
-    lines += ["", "Per task (minilm): episodes, recall@1, recall@5.", ""]
-    lines += ["| task | n | @1 | @5 |", "|---|---|---|---|"]
+    lines += ["", "Per task (minilm): episodes, targets the parse found, recall@1 and @5 over those.", ""]
+    lines += ["| task | n | found | @1 | @5 |", "|---|---|---|---|---|"]
     for task, count in sorted(per_task.items()):
         subset = [e for e in episodes if e.task == task]
+        found = sum(1 for e in subset if e.ranks["minilm"] is not None)
+        at1, at5 = (f"{recall(subset, 'minilm', k):.2f}" if found else "-" for k in (1, 5))
+        lines.append(f"| `{task}` | {count} | {found} | {at1} | {at5} |")
+    return "\n".join(lines) + "\n"
+
+
+def latency_section() -> str:
+    """Cold / similar / warm ms of the rankers on a synthetic 200-element screen (bench.relevance_latency)."""
+    import os
+
+    from bench.relevance_latency import measure
+
+    rows = [measure(200, budget) for budget in (50.0, 0.0)]
+    lines = [
+        "## Ranker latency, 200 elements",
+        "",
+        "`python -m bench.relevance_latency [BUDGET_MS]`, run after the evaluation (the model was loaded "
+        "then; the word cache is emptied before each row). "
+        f"CPU cores: {os.cpu_count()}; load average at the time: {os.getloadavg()[0]:.1f} (shared machine). "
+        "Cold = first screen, every word new; similar = 10% of the texts changed; warm = the same screen "
+        "again (an agent loop). Loading the model (once per process, on the first task) takes 10-50 s on "
+        "this machine (10 s idle, up to 50 s when busy), not counted here.",
+        "",
+        "| embed budget | cold ms | similar ms | warm ms | lexical only ms |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rows:
+        budget = f"{row['budget_ms']:g} ms" if row["budget_ms"] else "none (all words now)"
         lines.append(
-            f"| `{task}` | {count} | {recall(subset, 'minilm', 1):.2f} | {recall(subset, 'minilm', 5):.2f} |"
+            f"| {budget} | {row['cold_ms']:g} | {row['similar_ms']:g} | "
+            f"{row['warm_ms']:g} | {row['lexical_ms']:g} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def main(out: Path = OUT, seeds: Sequence[int] = SEEDS) -> str:
-    """Run the evaluation, write ``out`` and return the Markdown."""
+    """Run the evaluation and the latency measurement, write ``out`` and return the Markdown."""
     episodes = run(seeds)
-    text = "# Relevance benchmark\n\n" + report(episodes)
+    text = "# Relevance benchmark\n\n" + report(episodes) + "\n" + latency_section()
     out.write_text(text)
     return text
