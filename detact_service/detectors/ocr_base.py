@@ -18,6 +18,7 @@ Recogniser = Callable[[list[RGBImage]], list[tuple[str, float]]]
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
 INK_CONTRAST = 40  # grey levels between ink and the line's background
+INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
 
 
 class OcrStage(BaseStage):
@@ -67,20 +68,33 @@ def split_at_wide_gaps(image: RGBImage, lines: Sequence[TextLine], recognise: Re
 
 
 def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
-    """Horizontal extents of the inked parts of an axis-aligned line box, split at wide blank gaps."""
+    """Horizontal extents of the items of an axis-aligned line box.
+
+    Items are separated by wide blank gaps (menu bars, tabs) or by a change between coloured and neutral
+    ink (a blue link inside black prose), each run of one kind needing at least a line height of ink.
+    """
     height, width = image.shape[:2]
     x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
     x2, y2 = np.clip(np.ceil(quad.max(axis=0)).astype(int), 0, [width, height])
     line_height = y2 - y1
     if line_height < 4 or x2 - x1 < 3 * line_height:
         return [(int(x1), int(x2))]
-    grey = image[y1:y2, x1:x2].astype(np.int16).mean(axis=2)
+    crop = image[y1:y2, x1:x2].astype(np.int16)
+    grey = crop.mean(axis=2)
     border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    inked = (np.abs(grey - np.median(border)) > INK_CONTRAST).any(axis=0)
+    ink = np.abs(grey - np.median(border)) > INK_CONTRAST
+    inked = ink.any(axis=0)
     columns = np.flatnonzero(inked)
     if len(columns) == 0:
         return [(int(x1), int(x2))]
-    breaks = np.flatnonzero(np.diff(columns) > SPLIT_GAP * line_height)
+    chroma = crop.max(axis=2) - crop.min(axis=2)
+    column_chroma = (chroma * ink).sum(axis=0) / np.maximum(ink.sum(axis=0), 1)
+    coloured = column_chroma[columns] > INK_CHROMA
+    if min(coloured.sum(), (~coloured).sum()) < line_height:
+        coloured[:] = False  # one kind of ink (or a few stray coloured pixels): no colour split
+    gap_break = np.diff(columns) > SPLIT_GAP * line_height
+    kind_break = (np.diff(coloured.astype(np.int8)) != 0) & (np.diff(columns) > 1)
+    breaks = np.flatnonzero(gap_break | kind_break)
     starts = np.concatenate([[columns[0]], columns[breaks + 1]])
     ends = np.concatenate([columns[breaks], [columns[-1]]]) + 1
     pad = max(1, line_height // 8)

@@ -45,3 +45,17 @@ def test_prose_stays_one_line_but_a_menu_bar_splits_into_items(size: int) -> Non
     texts = sorted((e.bbox[1] > 100, e.bbox[0], (e.text or "").replace(" ", "")) for e in parse.elements)
     assert [t for below, _, t in texts if not below] == ["Createyouraccountandrememberme"]
     assert [t for below, _, t in texts if below] == ["File", "Edit", "View", "Help"]
+
+
+def test_a_blue_link_inside_black_prose_becomes_its_own_element() -> None:
+    painter = ScreenPainter(1200, 120)
+    before = painter.text((10, 40), "Lorem ipsum dolor sit", size=22)
+    link = painter.text((before.bbox[2] + 7, 40), "consectetur", size=22, fill=(20, 60, 230))
+    painter.text((link.bbox[2] + 7, 40), "amet elit sed", size=22)
+    image = np.asarray(painter.done().image)
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    parse = stage.run([image], [ScreenParse(1200, 120)])[0]
+    found = [e for e in parse.elements if (e.text or "").strip() == "consectetur"]
+    assert len(found) == 1
+    x1, _, x2, _ = found[0].bbox
+    assert abs(x1 - link.bbox[0]) <= 6 and abs(x2 - link.bbox[2]) <= 6
