@@ -76,10 +76,15 @@ def _formats(formats: str | Iterable[str] | None) -> str | None:
 
 
 def _request_parts(
-    image: ImageInput, profile: str | None, formats: str | Iterable[str] | None, task: str | None
+    image: ImageInput,
+    profile: str | None,
+    formats: str | Iterable[str] | None,
+    task: str | None,
+    max_elements: int | None = None,
 ) -> tuple[dict[str, tuple[str, bytes, str]], dict[str, str]]:
     data, mime = image_bytes(image)
-    fields = {"profile": profile, "formats": _formats(formats), "task": task}
+    limit = str(max_elements) if max_elements is not None else None
+    fields = {"profile": profile, "formats": _formats(formats), "task": task, "max_elements": limit}
     return {"image": ("image", data, mime)}, {k: v for k, v in fields.items() if v is not None}
 
 
@@ -142,10 +147,11 @@ class DetactClient:
         profile: str | None = None,
         formats: str | Iterable[str] | None = None,
         task: str | None = None,
+        max_elements: int | None = None,
         request_id: str | None = None,
     ) -> ParseResponse:
         """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
-        files, data = _request_parts(image, profile, formats, task)
+        files, data = _request_parts(image, profile, formats, task, max_elements)
         headers = {"X-Request-ID": request_id} if request_id else None
         for attempt in range(1, self.max_attempts + 1):
             response = self._http.post("/parse", files=files, data=data, headers=headers)
@@ -198,10 +204,11 @@ class AsyncDetactClient:
         profile: str | None = None,
         formats: str | Iterable[str] | None = None,
         task: str | None = None,
+        max_elements: int | None = None,
         request_id: str | None = None,
     ) -> ParseResponse:
         """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
-        files, data = _request_parts(image, profile, formats, task)
+        files, data = _request_parts(image, profile, formats, task, max_elements)
         headers = {"X-Request-ID": request_id} if request_id else None
         for attempt in range(1, self.max_attempts + 1):
             response = await self._http.post("/parse", files=files, data=data, headers=headers)

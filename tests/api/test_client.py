@@ -136,3 +136,15 @@ def test_the_real_default_pipeline_through_the_client_with_concurrent_requests()
     assert crop.image.width == 380 and crop.image.height == 160
     assert crop_array.text is not None and crop_array.text.detact
     assert [e.bbox for e in crop.elements] == [e.bbox for e in crop_array.elements]
+
+
+def test_max_elements_through_the_client_keeps_ids_of_the_full_parse() -> None:
+    app = create_app(Settings(relevance_backend="lexical"))
+    small = Image.open(EXAMPLE).convert("RGB").crop((560, 440, 1160, 760))  # checkboxes, radios, buttons
+    with running(app) as url, DetactClient(url) as client:
+        full = client.parse(small, task="click Cancel")
+        short = client.parse(small, task="click Cancel", max_elements=2)
+    assert len(short.elements) == 2 < len(full.elements)
+    by_id = {e.id: e for e in full.elements}
+    assert all(by_id[e.id].bbox == e.bbox for e in short.elements)
+    assert any(e.text == "Cancel" for e in short.elements)
