@@ -27,18 +27,11 @@ from detact_service.api.app import create_app
 from detact_service.settings import Settings
 from tests.api.test_api import running
 from tests.render import render_form_with_icons
+from training.data.sources.dom import CHROME_BINARY, CHROME_FLAGS
+from training.data.sources.dom import CHROMEDRIVER as CHROMEDRIVER_PATH
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROME_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
+CHROMIUM = Path(CHROME_BINARY)
+CHROMEDRIVER = Path(CHROMEDRIVER_PATH)
 API_KEY = "console-test-key"
 Browser = webdriver.Chrome
 EXTERNAL = re.compile(r"https?://|(src|href|url)\W{1,3}//")
