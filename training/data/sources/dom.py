@@ -27,6 +27,7 @@ from selenium.webdriver.chrome.service import Service
 
 from detact_service.core import Element, ElementState, ElementType
 from detact_service.understanding.colors import element_color
+from training.data.labels import ScreenLabels
 
 CHROME_FLAGS = (
     "--headless",
@@ -253,6 +254,32 @@ def screenshot(driver: webdriver.Chrome) -> Image.Image:
 def wait_for_fonts(driver: webdriver.Chrome) -> None:
     """Block until the page's web fonts have loaded (or failed)."""
     driver.execute_async_script("const done = arguments[0]; document.fonts.ready.then(() => done(true));")
+
+
+def labelled_screen(
+    driver: webdriver.Chrome,
+    source: str,
+    template: str,
+    seed: int,
+    scale: float,
+    meta: dict[str, Any],
+    image: Image.Image | None = None,
+    types: Sequence[tuple[str, str]] = (),
+) -> tuple[Image.Image, ScreenLabels]:
+    """The page as shown now (or ``image``, already taken) and its DOM labels, as every DOM source returns."""
+    image = image if image is not None else screenshot(driver)
+    labels = ScreenLabels(
+        image="",
+        width=image.width,
+        height=image.height,
+        source=source,
+        template=template,
+        seed=seed,
+        scale=scale,
+        elements=dom_elements(driver, image, types),
+        meta=meta,
+    )
+    return image, labels
 
 
 def dom_elements(

@@ -27,7 +27,12 @@ from PIL import Image
 from selenium import webdriver
 
 from training.data.labels import ScreenLabels
-from training.data.sources.dom import close_driver, dom_elements, make_driver, screenshot, set_viewport
+from training.data.sources.dom import (
+    close_driver,
+    labelled_screen,
+    make_driver,
+    set_viewport,
+)
 
 MIN_SEED = 1000
 SCALES = (1.0, 2.0, 3.0)
@@ -103,17 +108,12 @@ class MiniWobRenderer:
         width, height = max(160, min(int(right), 1024)), max(210, min(int(bottom), 1024))
         if (width, height) != (160, 210):
             set_viewport(self.driver, width, height, scale)
-        image = screenshot(self.driver)
-        elements = dom_elements(self.driver, image, EXTRA_TYPES)
-        labels = ScreenLabels(
-            image="",
-            width=image.width,
-            height=image.height,
-            source=self.source,
-            template=f"miniwob/{task.removesuffix('-nodelay')}",
-            seed=seed,
-            scale=scale,
-            elements=elements,
-            meta={"task": task, "viewport": [width, height], "licence": "MIT (MiniWoB++, Farama Foundation)"},
+        return labelled_screen(
+            self.driver,
+            self.source,
+            f"miniwob/{task.removesuffix('-nodelay')}",
+            seed,
+            scale,
+            {"task": task, "viewport": [width, height], "licence": "MIT (MiniWoB++, Farama Foundation)"},
+            types=EXTRA_TYPES,
         )
-        return image, labels

@@ -19,7 +19,12 @@ from PIL import Image
 from selenium import webdriver
 
 from training.data.labels import ScreenLabels
-from training.data.sources.dom import close_driver, dom_elements, make_driver, screenshot, set_viewport
+from training.data.sources.dom import (
+    close_driver,
+    labelled_screen,
+    make_driver,
+    set_viewport,
+)
 
 MAX_PAGE_BYTES = 1_500_000
 
@@ -132,24 +137,14 @@ class ThirdPartyRenderer:
             "document.documentElement.style.caretColor = 'transparent';",
             scroll,
         )
-        image = screenshot(self.driver)
-        elements = dom_elements(self.driver, image)
-        labels = ScreenLabels(
-            image="",
-            width=image.width,
-            height=image.height,
-            source=self.source,
-            template=f"thirdparty/{collection.name}/{path.stem}",
-            seed=seed,
-            scale=scale,
-            elements=elements,
-            meta={
-                "path": str(path),
-                "package": collection.package,
-                "licence": collection.licence,
-                "copyright_file": collection.copyright,
-                "viewport": [width, height],
-                "scroll_fraction": round(scroll, 4),
-            },
+        meta = {
+            "path": str(path),
+            "package": collection.package,
+            "licence": collection.licence,
+            "copyright_file": collection.copyright,
+            "viewport": [width, height],
+            "scroll_fraction": round(scroll, 4),
+        }
+        return labelled_screen(
+            self.driver, self.source, f"thirdparty/{collection.name}/{path.stem}", seed, scale, meta
         )
-        return image, labels

@@ -29,7 +29,7 @@ from selenium import webdriver
 from training.data.labels import ScreenLabels
 from training.data.sources.dom import (
     close_driver,
-    dom_elements,
+    labelled_screen,
     make_driver,
     screenshot,
     set_viewport,
@@ -674,16 +674,5 @@ class WebRenderer:
         width, height, scale, mobile = viewport_for(seed)
         image = self.render_html(page.html, width, height, scale, mobile)
         assert self.driver is not None
-        elements = dom_elements(self.driver, image)
-        labels = ScreenLabels(
-            image="",
-            width=image.width,
-            height=image.height,
-            source=self.source,
-            template=page.template,
-            seed=seed,
-            scale=scale,
-            elements=elements,
-            meta={"viewport": [width, height], "mobile": mobile, "icon_fonts": sorted(page.fonts)},
-        )
-        return image, labels
+        meta = {"viewport": [width, height], "mobile": mobile, "icon_fonts": sorted(page.fonts)}
+        return labelled_screen(self.driver, self.source, page.template, seed, scale, meta, image=image)
