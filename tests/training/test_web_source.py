@@ -9,8 +9,9 @@ import pytest
 
 from detact_service.core import ElementType
 from training.data.sources.dom import dom_elements
+from training.data.sources.looks import framework_looks
 from training.data.sources.thirdparty import ThirdPartyRenderer, pages
-from training.data.sources.web import KINDS, WebRenderer, generate_page, icon_catalogue
+from training.data.sources.web import KINDS, WebRenderer, generate_page, icon_catalogue, look_for
 
 pytestmark = pytest.mark.skipif(
     not (Path("/usr/bin/chromium").exists() and Path("/usr/bin/chromedriver").exists()),
@@ -119,3 +120,41 @@ def test_thirdparty_page_records_its_licence() -> None:
     for e in labels.elements:
         x1, y1, x2, y2 = e.bbox
         assert 0 <= x1 < x2 <= image.width and 0 <= y1 < y2 <= image.height
+
+
+def test_looks_come_from_installed_frameworks_and_render_offline() -> None:
+    looks = framework_looks()
+    families = {look.family for look in looks}
+    assert {"bootstrap5", "bootstrap4", "bulma"} <= families
+    assert len(looks) > 40, "Bootswatch themes for Bootstrap 4 and 5"
+    for look in looks:
+        assert look.css_path is not None and look.css_path.exists()
+        assert "@import" not in look.css(), "web fonts from a CDN would not load offline"
+    chosen = {look_for(seed).family for seed in range(300)}
+    assert chosen == {"native", *families}
+    page = generate_page(next(s for s in range(300) if look_for(s).family == "bootstrap5"))
+    assert 'class="btn btn-' in page.html, "Bootstrap pages use Bootstrap's class names"
+    native = generate_page(next(s for s in range(300) if look_for(s).family == "native"))
+    assert "btn btn-" not in native.html
+
+
+@pytest.mark.slow
+def test_framework_look_labels_come_from_the_dom(renderer: WebRenderer) -> None:
+    seed = next(
+        s for s in range(2000) if look_for(s).family == "bootstrap5" and generate_page(s).kind == "settings"
+    )
+    image, labels = renderer.render(seed)
+    assert labels.meta["look"] == look_for(seed).name
+    assert renderer.driver is not None
+    count = renderer.driver.execute_script(
+        "return document.querySelectorAll('input[type=checkbox]:not([role=switch]),input[type=radio]').length"
+    )
+    checks = [e for e in labels.elements if e.type in (ElementType.CHECKBOX, ElementType.RADIO)]
+    assert 0 < len(checks) <= count
+    assert any(e.type is ElementType.BUTTON and e.text == "Save" for e in labels.elements)
+    # The framework's stylesheet really applied: Bootstrap's .form-control is display:block, width 100 %
+    display = renderer.driver.execute_script(
+        "const e = document.querySelector('.form-control'); return e ? getComputedStyle(e).display : 'block'"
+    )
+    assert display == "block"
+    assert all(0 <= e.bbox[0] < e.bbox[2] <= image.width for e in labels.elements)

@@ -12,6 +12,7 @@ from PIL import Image, ImageDraw, ImageFont
 from detact_service.core import ElementType
 from training.data.export import SPLITS, YOLO_MERGE, load_items, split_of
 from training.data.labels import ScreenLabels, read_labels
+from training.data.sources.looks import LOOK_LICENCES
 
 REPO = Path(__file__).resolve().parents[2]
 TYPE_COLOURS: dict[ElementType, str] = {
@@ -130,6 +131,7 @@ def datasheet(folder: Path, out: Path) -> Path:
     split_counts: Counter[str] = Counter()
     thirdparty: dict[tuple[str, str], set[str]] = defaultdict(set)
     icon_fonts: set[str] = set()
+    looks: Counter[str] = Counter()
     for item in items:
         labels = item.labels
         by_source[labels.source] += 1
@@ -142,6 +144,8 @@ def datasheet(folder: Path, out: Path) -> Path:
         if "licence" in labels.meta and "package" in labels.meta:
             thirdparty[(labels.meta["package"], labels.meta["licence"])].add(labels.meta.get("path", ""))
         icon_fonts.update(labels.meta.get("icon_fonts", []))
+        if "look" in labels.meta:
+            looks[str(labels.meta["look"])] += 1
     sources = sorted(by_source)
     all_types = [t.value for t in ElementType if any(types[s][t.value] for s in sources)]
     lines = [
@@ -208,6 +212,13 @@ def datasheet(folder: Path, out: Path) -> Path:
         "",
         "Device scales: " + ", ".join(f"{k:g} ({v})" for k, v in sorted(scales.items())),
         "",
+        "## Looks of the synthetic web pages",
+        "",
+        "A page is drawn in the generator's own stylesheet (`native`) or in a real CSS framework's look "
+        "(`training/data/sources/looks.py`): Bootstrap 5 and 4 with the Bootswatch themes, and Bulma.",
+        "",
+        *_table(["look family", "screenshots", "looks"], _look_rows(looks)),
+        "",
         "## Licences",
         "",
         "Third-party HTML (package, licence, pages used in this sample):",
@@ -222,6 +233,8 @@ def datasheet(folder: Path, out: Path) -> Path:
         "",
         "Fonts: " + "; ".join(f"{k}: {v}" for k, v in FONT_LICENCES.items()) + ".",
         "",
+        "CSS frameworks: " + "; ".join(f"{k}: {v}" for k, v in LOOK_LICENCES.items()) + ".",
+        "",
         "Icon fonts (qtawesome's font files, see `icons/NOTICE`): "
         + (", ".join(_icon_set_titles(icon_fonts)) or "none in this sample")
         + ".",
@@ -230,6 +243,15 @@ def datasheet(folder: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
     return out
+
+
+def _look_rows(looks: Counter[str]) -> list[list[object]]:
+    families: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for name, count in looks.items():
+        stem = name.split("-")[0]
+        family = "bulma" if stem == "bulma" else stem.replace("bootswatch", "bootstrap")
+        families[family][name] += count
+    return [[f, sum(c.values()), len(c)] for f, c in sorted(families.items())] or [["-", 0, 0]]
 
 
 def _icon_set_titles(sets: set[str]) -> list[str]:
