@@ -60,11 +60,12 @@ PROFILES: dict[str, Profile] = {
                 ("regions", None),
                 ("detect", "yolo-onnx"),
                 ("merge", "default"),
+                ("attributes", "pix2struct"),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
                 ("relevance", None),
             ),
-            "Everything: OCR, segmentation, detector, icons, colours (attributes join in a later release).",
+            "Everything: OCR, segmentation, detector, semi-masked Pix2Struct attributes, icons, colours.",
         ),
     )
 }
@@ -157,6 +158,13 @@ def check_profile(name: str, settings: Settings) -> None:
 
         try:
             detector_model_path(settings)
+        except StageUnavailable as exc:
+            raise ProfileUnavailable(f"profile {name!r} is not available here: {exc}") from None
+    if "attributes" in slots:
+        from detact_service.understanding.attributes import attribute_model_spec
+
+        try:
+            attribute_model_spec(settings)
         except StageUnavailable as exc:
             raise ProfileUnavailable(f"profile {name!r} is not available here: {exc}") from None
     if "regions" in slots and resolve_backend("regions", None, settings) == "sam":

@@ -47,6 +47,13 @@ class Settings(BaseSettings):
     models_dir: Path = Field(REPO_ROOT / "models", description="Folder of shipped models and manifest.json.")
     detector_model: str = Field("ui-yolov8", description="Detector name in models/manifest.json.")
     detector_conf: float = Field(0.25, ge=0.0, le=1.0, description="Detector confidence threshold.")
+    attribute_model: str = Field(
+        "ui-pix2struct", description="Attribute model (semi-masked Pix2Struct) name in models/manifest.json."
+    )
+    attribute_batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
+    attribute_max_new_tokens: int = Field(
+        16, ge=4, le=64, description="Most tokens the attribute model writes per element."
+    )
     relevance_backend: Literal["minilm", "lexical", "llm"] = Field(
         "minilm", description="Task relevance ranker: minilm (local), lexical (no model) or llm (endpoint)."
     )

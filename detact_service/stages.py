@@ -72,6 +72,7 @@ _BACKENDS: dict[str, dict[str, str]] = {
     },
     "detect": {"yolo-onnx": "detact_service.detectors.yolo_onnx:YoloOnnxDetector"},
     "merge": {"default": "detact_service.understanding.merge:MergeStage"},
+    "attributes": {"pix2struct": "detact_service.understanding.attributes:Pix2StructAttributeStage"},
     "icons": {"ssim": "detact_service.understanding.icons:IconMatcherStage"},
     "colors": {"hsv": "detact_service.understanding.colors:ColorStage"},
     "relevance": {

@@ -1,0 +1,113 @@
+"""The attribute-model recipe on a tiny set: prepare semi-masked views, train, export, run in the runtime."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.pipeline import available_profiles
+from detact_service.settings import Settings
+from detact_service.understanding.attribute_codec import decode_attributes
+from detact_service.understanding.attributes import UNREADABLE, Pix2StructAttributeStage
+from tests.render import ScreenPainter
+from training.data.export import split_of
+from training.data.labels import ScreenLabels, write_labels
+
+
+def labelled_folder(root: Path, screens: int = 8) -> Path:
+    """Screens of buttons, ticked and unticked checkboxes and text, under templates in every split."""
+    root.mkdir(parents=True)
+    templates = [f"toy/t{i}" for i in range(60)]
+    picked = [next(t for t in templates if split_of(t) == s) for s in ("train", "val", "test")]
+    rng = np.random.default_rng(0)
+    for index in range(screens):
+        painter = ScreenPainter(640, 360)
+        elements = []
+        for row in range(3):
+            x, y = int(rng.integers(10, 200)), 30 + row * 100
+            button = painter.button((x, y, x + 120, y + 40), "OK", fill=(37, 99, 235)).bbox
+            elements.append(Element(button, ElementType.BUTTON, text="OK", state=ElementState(focused=False)))
+            checked = bool((row + index) % 2)
+            box = painter.checkbox((x + 160, y + 10), checked=checked).bbox
+            elements.append(Element(box, ElementType.CHECKBOX, state=ElementState(checked=checked)))
+            label = painter.text((x + 200, y + 10), "Remember me").bbox
+            elements.append(Element(label, ElementType.TEXT, text="Remember me"))
+        template = picked[0] if index < screens - 2 else picked[1 + index % 2]
+        painter.image.save(root / f"toy-{index}.png")
+        labels = ScreenLabels(f"toy-{index}.png", 640, 360, "toy", template, index, elements=elements)
+        write_labels(labels, root / f"toy-{index}.json")
+    return root
+
+
+@pytest.mark.slow
+def test_prepare_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
+    from training.attributes.data import prepare, read_samples
+    from training.attributes.export import export
+    from training.attributes.train import TrainConfig, train
+
+    counts = prepare(labelled_folder(tmp_path / "rendered"), tmp_path / "views", per_image=9)
+    # 6 controls + text capped at 30 % of 9 picks (2) per screen
+    assert counts["train"] == 6 * 8 and counts["val"] + counts["test"] == 2 * 8
+    samples = read_samples(tmp_path / "views", "train")
+    assert all(decode_attributes(s.target) is not None for s in samples)
+    assert {s.target for s in samples} >= {"checkbox|1|-|0|0|", "checkbox|0|-|0|0|", "button|-|-|0|0|OK"}
+
+    config = TrainConfig(
+        data=str(tmp_path / "views"),
+        out=str(tmp_path / "run"),
+        size="xs",
+        max_patches=32,
+        steps=30,
+        batch=8,
+        lr=3e-3,
+        warmup=5,
+        workers=0,
+        eval_every=30,
+        save_every=15,
+        vocab_size=300,
+        max_target_tokens=12,
+    )
+    best = train(config)
+    losses = [json.loads(line)["loss"] for line in (tmp_path / "run" / "loss.jsonl").read_text().splitlines()]
+    assert len(losses) == 30 and np.mean(losses[-5:]) < 0.5 * np.mean(losses[:5]), "training must learn"
+    # a resumed run continues from the last checkpoint's step
+    config.steps = 32
+    train(config, resume=True)
+    assert len((tmp_path / "run" / "loss.jsonl").read_text().splitlines()) == 32
+
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "manifest.json").write_text('{"models": []}')
+    folder = export(best, "toy-attributes", models, data_version="toy", metrics={"steps": 30})
+    assert (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file()
+    manifest = json.loads((models / "manifest.json").read_text())
+    assert manifest["models"][0]["kind"] == "attributes" and manifest["models"][0]["sha256"]
+
+    settings = Settings(models_dir=models, attribute_model="toy-attributes", device="cpu")
+    stage = Pix2StructAttributeStage(settings)
+    painter = ScreenPainter(640, 360)
+    ticked = painter.checkbox((200, 100), checked=True).bbox
+    button = painter.button((20, 90, 140, 130), "OK", fill=(37, 99, 235)).bbox
+    parse = ScreenParse(
+        640,
+        360,
+        [
+            Element(ticked, ElementType.ICON, source="detector"),
+            Element(button, ElementType.BUTTON, text="OK", source="detector"),
+            Element((0, 0, 640, 360), ElementType.REGION, source="segmenter"),
+        ],
+    )
+    image = np.asarray(painter.image.convert("RGB"))
+    (out,) = stage.run([image], [parse])
+    assert len(out.elements) == 3 and out.elements[2] == parse.elements[2], "regions are left alone"
+    for before, after in zip(parse.elements[:2], out.elements[:2], strict=True):
+        assert after.bbox == before.bbox
+        assert after.source in (before.source, before.source + UNREADABLE)
+    assert out.elements[1].text == "OK", "OCR/detector text wins over the model's"
+    assert stage.model_version() and stage.model_version().startswith("toy-attributes:")  # type: ignore[union-attr]
+    # the full profile needs a detector too: still unavailable with an attribute model alone
+    assert "full" not in available_profiles(settings)
