@@ -111,3 +111,9 @@ def test_prepare_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     assert stage.model_version() and stage.model_version().startswith("toy-attributes:")  # type: ignore[union-attr]
     # the full profile needs a detector too: still unavailable with an attribute model alone
     assert "full" not in available_profiles(settings)
+
+    from training.eval.attributes import main as evaluate
+
+    text = evaluate(tmp_path / "ATTRIBUTES.md", tmp_path / "views", [], settings)
+    (row,) = [line for line in text.splitlines() if line.startswith("| toy |")]
+    assert row.count("(") >= 3, "type, checked, disabled and unparsed are measured on the toy test views"

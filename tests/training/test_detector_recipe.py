@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from detact_service.core import ElementType, ScreenParse
+from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.detectors.yolo_onnx import YoloOnnxDetector
 from detact_service.settings import Settings
 from tests.render import ScreenPainter
@@ -66,3 +66,13 @@ def test_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
             0 <= e.bbox[0] < e.bbox[2] <= 600 and 0 <= e.bbox[1] < e.bbox[3] <= 400 for e in result.elements
         )
     assert parse[0].elements == parse[1].elements
+
+    from training.eval.detector import Screen, evaluate, report
+
+    painter = ScreenPainter(SIZE, SIZE)
+    button = painter.button((20, 20, 140, 60), "OK", fill=(37, 99, 235)).bbox
+    labels = [Element(button, ElementType.BUTTON, text="OK")]
+    screen = Screen("toy", np.asarray(painter.image.convert("RGB")), labels)
+    results, classes = evaluate(iter([screen, screen]), settings)
+    assert classes == CLASSES and results["toy"].screens == 2 and results["toy"].total["button"] == 2
+    assert "| toy | 2 |" in report(results, classes, "smoke")

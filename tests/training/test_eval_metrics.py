@@ -1,0 +1,55 @@
+"""The detector and attribute evaluations' arithmetic on hand-made boxes and strings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from training.eval.attributes import Tally, score
+from training.eval.detector import Screen, SourceResult, greedy_matches, mean_average_precision, score_screen
+
+
+def test_greedy_matching_uses_each_prediction_once() -> None:
+    truth = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], dtype=float)
+    # one prediction over the first box, one duplicate of it, one that misses everything
+    predicted = np.array([[0, 0, 10, 11], [1, 0, 10, 10], [50, 50, 60, 60]], dtype=float)
+    assert greedy_matches(truth, predicted, np.array([0.9, 0.8, 0.7])) == 1
+    assert greedy_matches(truth, predicted[:0], np.zeros(0)) == 0
+    both = np.array([[0, 0, 10, 10], [21, 0, 30, 10]], dtype=float)
+    assert greedy_matches(truth, both, np.array([0.5, 0.6])) == 2
+
+
+def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
+    labels = [
+        Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
+        Element((0, 50, 20, 70), ElementType.CHECKBOX, state=ElementState(checked=True)),
+        Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
+    ]
+    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    predictions = [
+        Element((0, 0, 100, 41), ElementType.BUTTON, score=0.9, source="detector"),
+        Element((0, 50, 20, 70), ElementType.BUTTON, score=0.8, source="detector"),  # right box, wrong class
+        Element((250, 80, 290, 95), ElementType.ICON, score=0.4, source="detector"),  # nothing there
+    ]
+    result = SourceResult()
+    classes = ["text", "button", "checkbox", "icon"]
+    score_screen(result, screen, ScreenParse(300, 100, predictions), classes)
+    assert result.found["button"] == 1 and result.total["button"] == 1
+    assert result.found["checkbox"] == 0 and result.total["checkbox"] == 1
+    assert result.interactive_found == 2 and result.interactive_total == 2, "class-agnostic: both found"
+    assert result.predictions == 3 and result.predictions_matched == 2
+    map50, map5095 = mean_average_precision(result)
+    assert 0 < map5095 <= map50 + 1e-9 and map50 < 1
+
+
+def test_attribute_scoring() -> None:
+    tally = Tally()
+    score(tally, "checkbox|1|-|0|0|Remember me", "checkbox|1|-|0|0|Remember me")
+    score(tally, "checkbox|0|-|0|0|", "checkbox|1|-|0|0|")
+    score(tally, "input|-|-|1|0|", "input|-|-|0|0|")
+    score(tally, "button|-|-|0|0|OK", "garbage")
+    assert tally.rate("type") == "0.750 (4)"
+    assert tally.rate("checked") == "0.500 (2)"
+    assert tally.rate("focused") == "0.000 (1)"
+    assert tally.rate("unparsed") == "0.250 (4)"
+    assert tally.rate("selected") == "-"

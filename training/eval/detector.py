@@ -1,0 +1,210 @@
+"""Evaluate the shipped UI detector on held-out screens: ``python -m training.eval detector``.
+
+Held-out screens are the data engine's TEST split (by template, per source) of a rendered folder, plus
+MiniWoB++ episodes with seeds 1000-1099 rendered on the fly (this project's evaluation seeds; seeds below
+1000 are reserved for evaluation outside the project and never used). Reported per source:
+
+- mAP50 and mAP50-95 over the detector's classes (supervision's COCO-style mean average precision),
+  ground-truth types mapped to classes with the data engine's ``YOLO_MERGE``;
+- recall per class at IoU 0.5 (a labelled box counts as found when a prediction of its class overlaps
+  it at IoU >= 0.5, each prediction used once, highest score first);
+- class-agnostic recall of INTERACTIVE elements at IoU 0.5 (any predicted class) and the precision of
+  the predictions (share that overlap any labelled element at IoU >= 0.5).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from detact_service.core import Element, ScreenParse
+from detact_service.settings import Settings
+from training.data.export import YOLO_MERGE, load_items
+
+OUT = Path(__file__).resolve().parents[2] / "docs" / "DETECTOR.md"
+SEEDS = range(1000, 1100)
+IOU = 0.5
+
+
+@dataclass
+class Screen:
+    """One held-out screenshot and its labelled elements."""
+
+    source: str
+    image: npt.NDArray[np.uint8]
+    labels: list[Element]
+
+
+def test_split_screens(folder: Path) -> Iterator[Screen]:
+    """The test-split screenshots of a rendered folder."""
+    for item in load_items(folder):
+        if item.split != "test":
+            continue
+        with Image.open(item.image_path) as opened:
+            image = np.asarray(opened.convert("RGB"))
+        yield Screen(item.labels.source, image, list(item.labels.elements))
+
+
+def miniwob_screens(seeds: Sequence[int] = SEEDS) -> Iterator[Screen]:
+    """MiniWoB++ episodes with this project's evaluation seeds (1000-1099 only)."""
+    from training.data.sources.miniwob import MiniWobRenderer
+
+    if any(seed < 1000 or seed >= 1100 for seed in seeds):
+        raise ValueError("MiniWoB++ evaluation seeds must lie within 1000-1099")
+    with MiniWobRenderer() as renderer:
+        for seed in seeds:
+            image, labels = renderer.render(seed)
+            yield Screen("miniwob-eval", np.asarray(image.convert("RGB")), list(labels.elements))
+
+
+def iou_matrix(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Pairwise IoU of xyxy boxes (supervision's vectorised implementation)."""
+    import supervision as sv
+
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    return np.asarray(sv.box_iou_batch(a, b), dtype=np.float64)
+
+
+def greedy_matches(
+    truth: npt.NDArray[np.float64], predicted: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
+) -> int:
+    """How many labelled boxes are found: predictions taken by score, each matching one box at IoU >= 0.5."""
+    if len(truth) == 0 or len(predicted) == 0:
+        return 0
+    ious = iou_matrix(predicted, truth)
+    taken = np.zeros(len(truth), dtype=bool)
+    for p in np.argsort(-scores):
+        candidates = np.where(~taken, ious[p], 0.0)
+        best = int(candidates.argmax())
+        if candidates[best] >= IOU:
+            taken[best] = True
+    return int(taken.sum())
+
+
+@dataclass
+class SourceResult:
+    """Accumulated counts and mAP inputs of one source."""
+
+    screens: int = 0
+    seconds: float = 0.0
+    found: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    total: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    interactive_found: int = 0
+    interactive_total: int = 0
+    predictions: int = 0
+    predictions_matched: int = 0
+    map_predictions: list[object] = field(default_factory=list)
+    map_targets: list[object] = field(default_factory=list)
+
+
+def _boxes(elements: Sequence[Element]) -> npt.NDArray[np.float64]:
+    return np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+
+
+def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, classes: Sequence[str]) -> None:
+    """Add one screen's matches to ``result``."""
+    import supervision as sv
+
+    truth = [e for e in screen.labels if YOLO_MERGE[e.type] in classes]
+    predicted = [e for e in parse.elements if e.source == "detector"]
+    truth_cls = np.asarray([classes.index(YOLO_MERGE[e.type]) for e in truth], dtype=int)
+    pred_cls = np.asarray([classes.index(YOLO_MERGE[e.type]) for e in predicted], dtype=int)
+    scores = np.asarray([e.score for e in predicted], dtype=np.float64)
+    truth_boxes, pred_boxes = _boxes(truth), _boxes(predicted)
+    for c, name in enumerate(classes):
+        wanted = truth_cls == c
+        result.total[name] += int(wanted.sum())
+        mine = pred_cls == c
+        result.found[name] += greedy_matches(truth_boxes[wanted], pred_boxes[mine], scores[mine])
+    interactive = np.asarray([e.is_interactive for e in truth], dtype=bool)
+    result.interactive_total += int(interactive.sum())
+    result.interactive_found += greedy_matches(truth_boxes[interactive], pred_boxes, scores)
+    result.predictions += len(predicted)
+    if len(predicted) and screen.labels:
+        best = iou_matrix(pred_boxes, _boxes(screen.labels)).max(axis=1)
+        result.predictions_matched += int((best >= IOU).sum())
+    result.map_targets.append(sv.Detections(xyxy=truth_boxes, class_id=truth_cls))
+    result.map_predictions.append(sv.Detections(xyxy=pred_boxes, class_id=pred_cls, confidence=scores))
+
+
+def evaluate(screens: Iterator[Screen], settings: Settings) -> tuple[dict[str, SourceResult], list[str]]:
+    """Run the detector stage on every screen; results per source and the detector's classes."""
+    from detact_service.detectors.yolo_onnx import YoloOnnxDetector
+
+    detector = YoloOnnxDetector(settings)
+    classes = list(detector.spec.classes)
+    results: dict[str, SourceResult] = defaultdict(SourceResult)
+    for screen in screens:
+        height, width = screen.image.shape[:2]
+        started = time.perf_counter()
+        (parse,) = detector.run([screen.image], [ScreenParse(width, height)])
+        result = results[screen.source]
+        result.seconds += time.perf_counter() - started
+        result.screens += 1
+        score_screen(result, screen, parse, classes)
+    return dict(results), classes
+
+
+def mean_average_precision(result: SourceResult) -> tuple[float, float]:
+    """(mAP50, mAP50-95) of one source."""
+    from supervision.metrics import MeanAveragePrecision
+
+    metric = MeanAveragePrecision(max_detection_thresholds=(10, 100, 1000))
+    computed = metric.update(result.map_predictions, result.map_targets).compute()  # type: ignore[arg-type]
+    return float(computed.map50), float(computed.map50_95)
+
+
+def report(results: dict[str, SourceResult], classes: Sequence[str], model: str) -> str:
+    """The Markdown tables."""
+    lines = [
+        "# Detector evaluation",
+        "",
+        f"Generated by `python -m training.eval detector` for `{model}` on held-out screens: the data",
+        "engine's test split (templates never trained on) per source, and MiniWoB++ seeds 1000-1099",
+        "(`miniwob-eval`).",
+        "",
+        "| source | screens | mAP50 | mAP50-95 | interactive recall@0.5 | precision@0.5 | ms / screen |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for source, result in sorted(results.items()):
+        map50, map5095 = mean_average_precision(result)
+        recall = result.interactive_found / max(1, result.interactive_total)
+        precision = result.predictions_matched / max(1, result.predictions)
+        ms = 1000 * result.seconds / max(1, result.screens)
+        lines.append(
+            f"| {source} | {result.screens} | {map50:.3f} | {map5095:.3f} | {recall:.3f} "
+            f"({result.interactive_found}/{result.interactive_total}) | {precision:.3f} | {ms:.0f} |"
+        )
+    lines += ["", "Recall per class at IoU 0.5:", "", "| class | " + " | ".join(sorted(results)) + " |"]
+    lines.append("|---|" + "---|" * len(results))
+    for name in classes:
+        cells = []
+        for source in sorted(results):
+            total = results[source].total[name]
+            cells.append(f"{results[source].found[name] / total:.3f} ({total})" if total else "-")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(out: Path, data: Path | None, seeds: Sequence[int], settings: Settings) -> str:
+    """Evaluate, write ``out``, return the report."""
+
+    def screens() -> Iterator[Screen]:
+        if data is not None:
+            yield from test_split_screens(data)
+        if len(seeds):
+            yield from miniwob_screens(seeds)
+
+    results, classes = evaluate(screens(), settings)
+    text = report(results, classes, settings.detector_model)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return text
