@@ -146,3 +146,28 @@ def test_render_cli_refuses_evaluation_seeds(tmp_path: Path) -> None:
     ]
     assert main(args) == 2
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_pack_and_unpack_a_yolo_export(folder: Path, tmp_path: Path) -> None:
+    from training.data.pack import pack, unpack
+
+    export = tmp_path / "yolo"
+    assert main(["export-yolo", str(folder), "--out", str(export)]) == 0
+    counts = pack(export, tmp_path / "pack", "yolo", imgsz=64, max_mb=0.002)
+    assert counts["shards"] > 1, "a tiny cap cuts the data into several shards"
+    shard_sizes = [
+        sum(f.stat().st_size for f in s.rglob("*") if f.is_file())
+        for s in (tmp_path / "pack").glob("shard-*")
+    ]
+    assert max(shard_sizes) <= 0.002 * 1024 * 1024 + 8000, "a shard may overshoot by one image only"
+    merged = unpack(sorted((tmp_path / "pack").glob("shard-*")), tmp_path / "merged")
+    for split in SPLITS:
+        originals = sorted(p.stem for p in (export / "images" / split).glob("*.png"))
+        assert sorted(p.stem for p in (merged / "images" / split).glob("*.webp")) == originals
+        for stem in originals:
+            assert (merged / "labels" / split / f"{stem}.txt").read_text() == (
+                export / "labels" / split / f"{stem}.txt"
+            ).read_text()
+    with Image.open(next((merged / "images" / "train").glob("*.webp"))) as image:
+        assert max(image.size) <= 64
+    assert f"nc: {len(YOLO_CLASSES)}" in (merged / "dataset.yaml").read_text()

@@ -8,6 +8,8 @@
     python -m training.data export-attributes DIR --out ATTR_DIR [--context 0.5] [--per-image 40] [--mark]
     python -m training.data contact-sheet DIR --out PNG [--n 12] [--tile 480]
     python -m training.data datasheet DIR --out docs/DATASHEET.md
+    python -m training.data pack EXPORT --out PACK [--kind yolo|attributes] [--imgsz 1024] [--max-mb 60]
+    python -m training.data unpack PACK/shard-* --out DIR
 """
 
 from __future__ import annotations
@@ -52,6 +54,18 @@ def _parser() -> argparse.ArgumentParser:
     sheet.add_argument("--n", type=int, default=12)
     sheet.add_argument("--tile", type=int, default=480)
     sheet.add_argument("--seed", type=int, default=0)
+
+    packer = sub.add_parser("pack", help="size-capped WebP shards of an export, for a GPU machine")
+    packer.add_argument("folder", type=Path)
+    packer.add_argument("--out", type=Path, required=True)
+    packer.add_argument("--kind", choices=["yolo", "attributes"], default="yolo")
+    packer.add_argument("--imgsz", type=int, default=1024, help="yolo: longest image side")
+    packer.add_argument("--quality", type=int, default=85)
+    packer.add_argument("--max-mb", type=float, default=60)
+
+    unpacker = sub.add_parser("unpack", help="merge packed shards back into a dataset folder")
+    unpacker.add_argument("shards", type=Path, nargs="+")
+    unpacker.add_argument("--out", type=Path, required=True)
 
     data = sub.add_parser("datasheet", help="Markdown datasheet of a rendered folder")
     data.add_argument("folder", type=Path)
@@ -99,6 +113,17 @@ def main(argv: list[str] | None = None) -> int:
             args.folder, args.out, context=args.context, per_image=args.per_image, mark=args.mark
         )
         print(json.dumps(counts))
+        return 0
+    if args.command == "pack":
+        from training.data.pack import pack
+
+        counts = pack(args.folder, args.out, args.kind, args.imgsz, args.quality, args.max_mb)
+        print(json.dumps(counts))
+        return 0
+    if args.command == "unpack":
+        from training.data.pack import unpack
+
+        print(unpack(args.shards, args.out))
         return 0
     if args.command == "contact-sheet":
         from training.data.report import contact_sheet
