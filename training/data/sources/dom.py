@@ -55,7 +55,7 @@ const CARRIES_TEXT = new Set(['button', 'link', 'tab', 'menu_item', 'list_item',
   'textarea', 'toggle']);
 // Caller-given [selector, type] pairs (e.g. a widget library's drop-down) win over the rules below.
 for (const [selector, type] of (opts.types || [])) {
-  for (const el of document.querySelectorAll(selector)) el.setAttribute('data-type', type);
+  for (const el of document.querySelectorAll(selector)) el.setAttribute('data-detact-type', type);
 }
 const AREA = W * H;
 function clickable(el) {
@@ -74,7 +74,7 @@ function clickable(el) {
 function typeOf(el) {
   if (el.hasAttribute('data-label-skip')) return null;
   if (el.hasAttribute('data-icon')) return 'icon';
-  if (el.hasAttribute('data-type')) return el.getAttribute('data-type');
+  if (el.hasAttribute('data-detact-type')) return el.getAttribute('data-detact-type');
   const role = el.getAttribute('role');
   if (role && ROLES[role]) return ROLES[role];
   const tag = el.tagName.toLowerCase();
