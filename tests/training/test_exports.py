@@ -171,3 +171,11 @@ def test_pack_and_unpack_a_yolo_export(folder: Path, tmp_path: Path) -> None:
     with Image.open(next((merged / "images" / "train").glob("*.webp"))) as image:
         assert max(image.size) <= 64
     assert f"nc: {len(YOLO_CLASSES)}" in (merged / "dataset.yaml").read_text()
+
+
+def test_sources_with_few_templates_still_have_every_split() -> None:
+    from training.data.sources.grid import LAYOUTS
+    from training.data.sources.qt import TEMPLATES
+
+    assert {split_of(f"qt/{name}/v1") for name in TEMPLATES} == set(SPLITS)
+    assert {split_of(f"grid/{name}/v1") for name in LAYOUTS} == set(SPLITS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -93,6 +94,15 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:  # unknown source or mix, or a reserved seed range
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if report.rendered and not report.skipped:  # a whole run from scratch: keep its timing
+            timing = {
+                "command": "python -m training.data " + " ".join(argv if argv is not None else sys.argv[1:]),
+                "rendered": report.rendered,
+                "failed": len(report.failed),
+                "seconds": round(report.seconds, 1),
+                "cpus": os.cpu_count(),
+            }
+            (args.out / "render_timing.jsonl").write_text(json.dumps(timing) + "\n")
         print(
             f"rendered {report.rendered}, skipped {report.skipped} (already there), "
             f"failed {len(report.failed)}, "

@@ -128,7 +128,8 @@ def datasheet(folder: Path, out: Path) -> Path:
     types: defaultdict[str, Counter[str]] = defaultdict(Counter)
     sizes: Counter[str] = Counter()
     scales: Counter[float] = Counter()
-    split_counts: Counter[str] = Counter()
+    split_counts: Counter[tuple[str, str]] = Counter()
+    split_templates: defaultdict[tuple[str, str], set[str]] = defaultdict(set)
     thirdparty: dict[tuple[str, str], set[str]] = defaultdict(set)
     icon_fonts: set[str] = set()
     looks: Counter[str] = Counter()
@@ -138,7 +139,8 @@ def datasheet(folder: Path, out: Path) -> Path:
         templates[labels.source].add(labels.template)
         sizes[f"{labels.width}x{labels.height}"] += 1
         scales[labels.scale] += 1
-        split_counts[split_of(labels.template)] += 1
+        split_counts[(labels.source, split_of(labels.template))] += 1
+        split_templates[(labels.source, split_of(labels.template))].add(labels.template)
         for element in labels.elements:
             types[labels.source][element.type.value] += 1
         if "licence" in labels.meta and "package" in labels.meta:
@@ -180,6 +182,7 @@ def datasheet(folder: Path, out: Path) -> Path:
         "",
         "## How it is made",
         "",
+        *_timing(folder),
         "```",
         "python -m training.data render --source mixed --n 5000 --out data/rendered --seed 1100 --workers 2",
         "python -m training.data export-yolo data/rendered --out data/yolo",
@@ -202,9 +205,21 @@ def datasheet(folder: Path, out: Path) -> Path:
             [[t, *[types[s][t] for s in sources], sum(types[s][t] for s in sources)] for t in all_types],
         ),
         "",
-        "## Splits (by template hash)",
+        "## Splits (by template: stable hash, or held out by name for sources with few templates)",
         "",
-        *_table(["split", "screenshots"], [[s, split_counts[s]] for s in SPLITS]),
+        "Screenshots (templates) per split and source:",
+        "",
+        *_table(
+            ["split", *sources, "total"],
+            [
+                [
+                    split,
+                    *[f"{split_counts[(s, split)]} ({len(split_templates[(s, split)])})" for s in sources],
+                    sum(split_counts[(s, split)] for s in sources),
+                ]
+                for split in SPLITS
+            ],
+        ),
         "",
         "## Resolutions (screenshot pixels)",
         "",
@@ -243,6 +258,21 @@ def datasheet(folder: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
     return out
+
+
+def _timing(folder: Path) -> list[str]:
+    """The render run's timing line, when the folder was rendered in one run from scratch."""
+    path = folder / "render_timing.jsonl"
+    if not path.is_file():
+        return []
+    timing = json.loads(path.read_text())
+    minutes = timing["seconds"] / 60
+    rate = timing["rendered"] / max(timing["seconds"], 1e-9)
+    return [
+        f"This folder: `{timing['command']}` rendered {timing['rendered']} screenshots "
+        f"({timing['failed']} failed) in {minutes:.1f} min on {timing['cpus']} cores ({rate:.2f} img/s).",
+        "",
+    ]
 
 
 def _look_rows(looks: Counter[str]) -> list[list[object]]:
