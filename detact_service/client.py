@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import httpx
 
-from detact_service.formats.schema import ParseResponse
+from detact_service.formats.schema import LocateResponse, ParseResponse
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,6 +88,14 @@ def _request_parts(
     return {"image": ("image", data, mime)}, {k: v for k, v in fields.items() if v is not None}
 
 
+def _locate_parts(
+    image: ImageInput, description: str, profile: str | None
+) -> tuple[dict[str, tuple[str, bytes, str]], dict[str, str]]:
+    data, mime = image_bytes(image)
+    fields = {"description": description, "profile": profile}
+    return {"image": ("image", data, mime)}, {k: v for k, v in fields.items() if v is not None}
+
+
 def _retry_after(response: httpx.Response, cap: float) -> float | None:
     """Seconds to wait before a retry, or ``None`` when the answer is not a retryable 503."""
     if response.status_code != 503:
@@ -102,8 +110,16 @@ def _retry_after(response: httpx.Response, cap: float) -> float | None:
 
 
 def _result(response: httpx.Response) -> ParseResponse:
+    return _answer(response, ParseResponse)
+
+
+Answer = TypeVar("Answer", ParseResponse, LocateResponse)
+
+
+def _answer(response: httpx.Response, model: type[Answer]) -> Answer:
+    """The validated 200 answer, else :class:`DetactError` with the server's code and message."""
     if response.status_code == 200:
-        return ParseResponse.model_validate_json(response.content)
+        return model.model_validate_json(response.content)
     code, message = "http_error", response.reason_phrase or "error"
     try:
         error = response.json()["error"]
@@ -161,6 +177,26 @@ class DetactClient:
             time.sleep(wait)
         raise AssertionError("unreachable")
 
+    def locate(
+        self,
+        image: ImageInput,
+        description: str,
+        *,
+        profile: str | None = None,
+        request_id: str | None = None,
+    ) -> LocateResponse:
+        """Find the element ``description`` names (``POST /locate``): its click point, score and the next
+        best candidates; ``found`` is false when nothing matches well. Retries like :meth:`parse`."""
+        files, data = _locate_parts(image, description, profile)
+        headers = {"X-Request-ID": request_id} if request_id else None
+        for attempt in range(1, self.max_attempts + 1):
+            response = self._http.post("/locate", files=files, data=data, headers=headers)
+            wait = _retry_after(response, self.max_retry_wait_s)
+            if wait is None or attempt == self.max_attempts:
+                return _answer(response, LocateResponse)
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
     def health(self) -> bool:
         """Whether ``/healthz`` answers 200."""
         return self._http.get("/healthz").status_code == 200
@@ -215,6 +251,25 @@ class AsyncDetactClient:
             wait = _retry_after(response, self.max_retry_wait_s)
             if wait is None or attempt == self.max_attempts:
                 return _result(response)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
+
+    async def locate(
+        self,
+        image: ImageInput,
+        description: str,
+        *,
+        profile: str | None = None,
+        request_id: str | None = None,
+    ) -> LocateResponse:
+        """Find the element ``description`` names (``POST /locate``); see :meth:`DetactClient.locate`."""
+        files, data = _locate_parts(image, description, profile)
+        headers = {"X-Request-ID": request_id} if request_id else None
+        for attempt in range(1, self.max_attempts + 1):
+            response = await self._http.post("/locate", files=files, data=data, headers=headers)
+            wait = _retry_after(response, self.max_retry_wait_s)
+            if wait is None or attempt == self.max_attempts:
+                return _answer(response, LocateResponse)
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")
 

@@ -23,6 +23,22 @@ class ParseRequest(BaseModel):
     )
 
 
+class LocateRequest(BaseModel):
+    """JSON body of ``POST /locate`` (the alternative to a multipart upload)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image_base64: str | None = Field(
+        None, description="The screenshot file (PNG, JPEG, ...) in base64; a data: URL prefix is allowed."
+    )
+    description: str | None = Field(
+        None,
+        description='What to find: text, icon, colour, type, state, position ("the Submit button", '
+        '"the search icon", "the checkbox next to Remember me", "the second link", "top right icon").',
+    )
+    profile: str | None = Field(None, description="Profile (detact, fast, full); default: the server's.")
+
+
 class HealthResponse(BaseModel):
     """Liveness."""
 

@@ -12,7 +12,13 @@ from detact_service import __version__
 from detact_service.api.deps import PipelineGetterDep, ServiceDep, SettingsDep
 from detact_service.api.errors import ApiError
 from detact_service.api.metrics import CONTENT_TYPE_LATEST
-from detact_service.api.models import HealthResponse, ParseRequest, ReadyResponse, VersionResponse
+from detact_service.api.models import (
+    HealthResponse,
+    LocateRequest,
+    ParseRequest,
+    ReadyResponse,
+    VersionResponse,
+)
 from detact_service.api.service import (
     is_warm,
     profile_info,
@@ -20,9 +26,9 @@ from detact_service.api.service import (
     resolve_default_profile,
     validate_options,
 )
-from detact_service.api.uploads import read_parse_input
+from detact_service.api.uploads import LOCATE_FIELDS, read_parse_input
 from detact_service.formats import FORMATS
-from detact_service.formats.schema import ErrorResponse, ParseResponse
+from detact_service.formats.schema import ErrorResponse, LocateResponse, ParseResponse
 from detact_service.pipeline import PROFILES, ProfileUnavailable, resolve_device
 from detact_service.stages import backend_names, loaded_model_keys
 
@@ -107,6 +113,76 @@ async def parse(
         except TimeoutError:
             limit = settings.request_timeout_s
             raise ApiError(504, "timeout", f"the parse did not finish within {limit:g} s") from None
+    response.timings_ms["decode"] = round(decode_ms, 2)
+    return response
+
+
+MAX_DESCRIPTION_CHARS = 1000
+_LOCATE_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "A multipart upload (file field `image`, field `description`), a JSON body with "
+        "`image_base64` and `description`, or the raw image bytes with an `image/*` Content-Type and "
+        "`description` as a query parameter. Body fields win over query parameters.",
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["image", "description"],
+                    "properties": {
+                        "image": {"type": "string", "format": "binary", "description": "The screenshot."},
+                        **{
+                            name: {"type": "string", "description": field.description}
+                            for name, field in LocateRequest.model_fields.items()
+                            if name != "image_base64"
+                        },
+                    },
+                }
+            },
+            "application/json": {"schema": LocateRequest.model_json_schema()},
+            "image/*": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+}
+
+
+@router.post(
+    "/locate",
+    response_model=LocateResponse,
+    response_model_exclude_none=False,
+    responses=_ERRORS,
+    openapi_extra=_LOCATE_BODY,
+    summary="Find the element a short description names, and where to click",
+)
+async def locate(
+    request: Request,
+    service: ServiceDep,
+    get_pipeline: PipelineGetterDep,
+    settings: SettingsDep,
+    description: Annotated[
+        str | None, Query(description='What to find, e.g. "the Submit button", "top right icon".')
+    ] = None,
+    profile: Annotated[str | None, Query(description="Profile; default: the server's.")] = None,
+) -> LocateResponse:
+    """Parse one screenshot and locate the described element: its click point (pixels and 0-1), score and
+    the next best candidates; ``found: false`` with the best guesses when nothing matches well."""
+    with service.batcher.ticket():
+        try:
+            async with asyncio.timeout(settings.request_timeout_s):
+                upload = await read_parse_input(request, settings, model=LocateRequest, fields=LOCATE_FIELDS)
+                text = upload.description if upload.description is not None else description
+                if text is None or not text.strip():
+                    raise ApiError(422, "missing_description", "no description: say what to find")
+                if len(text) > MAX_DESCRIPTION_CHARS:
+                    message = f"the description is longer than {MAX_DESCRIPTION_CHARS} characters"
+                    raise ApiError(422, "invalid_request", message)
+                profile_name, _ = validate_options(upload.profile or profile, None)
+                image, decode_ms = await service.decode(upload.data)
+                pipeline = await service.pipeline(profile_name, get_pipeline)
+                response = await service.locate(pipeline, image, text.strip())
+        except TimeoutError:
+            limit = settings.request_timeout_s
+            raise ApiError(504, "timeout", f"the request did not finish within {limit:g} s") from None
     response.timings_ms["decode"] = round(decode_ms, 2)
     return response
 

@@ -17,7 +17,7 @@ from detact_service.api.errors import ApiError
 from detact_service.api.metrics import Metrics
 from detact_service.api.models import ProfileInfo
 from detact_service.formats import parse_formats, select_top, to_response
-from detact_service.formats.schema import ParseResponse
+from detact_service.formats.schema import LocateResponse, ParseResponse
 from detact_service.io import load_image
 from detact_service.pipeline import (
     PREFERENCE,
@@ -198,6 +198,25 @@ class ParseService:
             return response
 
         return await anyio.to_thread.run_sync(render, limiter=self.decode_limiter)
+
+    async def locate(self, pipeline: Pipeline, image: RGBImage, description: str) -> LocateResponse:
+        """Parse (batched with other requests, no task) and locate ``description`` in a worker thread."""
+        from detact_service.understanding.locate import locate, locate_embedder, to_response
+
+        try:
+            parse = await self.batcher.submit(pipeline, image, None)
+        except StageUnavailable as exc:
+            raise ApiError(503, "stage_unavailable", str(exc)) from None
+        mark_warm(pipeline)
+
+        def run() -> LocateResponse:
+            start = time.perf_counter()
+            result = locate(parse, description, embedder=locate_embedder(self.settings))
+            timings = dict(parse.timings_ms)
+            timings["locate"] = round((time.perf_counter() - start) * 1000.0, 2)
+            return to_response(result, timings, parse.models)
+
+        return await anyio.to_thread.run_sync(run, limiter=self.decode_limiter)
 
     async def warm_up(self) -> None:
         """Build the default pipeline and run it once so its models load; never raises."""

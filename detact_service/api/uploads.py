@@ -19,13 +19,14 @@ from starlette.requests import Request
 from starlette.types import Message
 
 from detact_service.api.errors import ApiError, validation_message
-from detact_service.api.models import ParseRequest
+from detact_service.api.models import LocateRequest, ParseRequest
 from detact_service.settings import Settings
 
 FORM_OVERHEAD = 1024 * 1024
 """Room for multipart framing, form fields and JSON keys on top of the image itself."""
 
 FORM_FIELDS = ("profile", "formats", "task", "max_elements")
+LOCATE_FIELDS = ("profile", "description")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,7 @@ class ParseInput:
     formats: str | None = None
     task: str | None = None
     max_elements: int | None = None
+    description: str | None = None
 
 
 def max_upload_bytes(settings: Settings) -> int:
@@ -92,14 +94,21 @@ def _blank_to_none(value: str | None) -> str | None:
     return value if value is not None and value.strip() else None
 
 
-async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
-    """The image and options of a ``POST /parse`` request, or an :class:`ApiError`."""
+async def read_parse_input(
+    request: Request,
+    settings: Settings,
+    *,
+    model: type[ParseRequest] | type[LocateRequest] = ParseRequest,
+    fields: tuple[str, ...] = FORM_FIELDS,
+) -> ParseInput:
+    """The image and options of a ``POST /parse`` request (or, with ``LocateRequest`` and
+    ``LOCATE_FIELDS``, of ``POST /locate``), or an :class:`ApiError`."""
     max_bytes = max_upload_bytes(settings)
     media_type = _media_type(request)
     if media_type == "multipart/form-data":
-        return await _read_multipart(request, max_bytes)
+        return await _read_multipart(request, max_bytes, fields)
     if media_type == "application/json" or media_type.endswith("+json"):
-        return await _read_json(request, max_bytes)
+        return await _read_json(request, max_bytes, model)
     if media_type.startswith("image/") or media_type == "application/octet-stream":
         data = await _read_body(request, max_bytes, max_bytes)
         return ParseInput(data=data)
@@ -113,7 +122,7 @@ async def read_parse_input(request: Request, settings: Settings) -> ParseInput:
     )
 
 
-async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
+async def _read_multipart(request: Request, max_bytes: int, names: tuple[str, ...]) -> ParseInput:
     limited = _limited(request, max_bytes + FORM_OVERHEAD, max_bytes)
     form = await limited.form(max_files=2, max_fields=len(FORM_FIELDS) + 4)
     try:
@@ -127,10 +136,10 @@ async def _read_multipart(request: Request, max_bytes: int) -> ParseInput:
         data = await upload.read(max_bytes + 1)
         if len(data) > max_bytes:
             raise _too_large(max_bytes)
-        fields = {name: _form_field(form, name) for name in FORM_FIELDS}
+        fields = {name: _form_field(form, name) for name in names}
     finally:
         await form.close()
-    limit = parse_max_elements(fields.pop("max_elements"))
+    limit = parse_max_elements(fields.pop("max_elements", None))
     return ParseInput(data=data, max_elements=limit, **fields)
 
 
@@ -156,11 +165,13 @@ def _form_field(form: FormData, name: str) -> str | None:
     return _blank_to_none(value)
 
 
-async def _read_json(request: Request, max_bytes: int) -> ParseInput:
+async def _read_json(
+    request: Request, max_bytes: int, model: type[ParseRequest] | type[LocateRequest] = ParseRequest
+) -> ParseInput:
     max_encoded = 4 * math.ceil(max_bytes / 3)
     body = await _read_body(request, max_encoded + FORM_OVERHEAD, max_bytes)
     try:
-        payload = ParseRequest.model_validate_json(body)
+        payload = model.model_validate_json(body)
     except ValidationError as exc:
         errors = exc.errors(include_input=False, include_url=False)
         if any(error["type"] == "json_invalid" for error in errors):
@@ -171,9 +182,10 @@ async def _read_json(request: Request, max_bytes: int) -> ParseInput:
     return ParseInput(
         data=decode_base64(payload.image_base64, max_bytes),
         profile=_blank_to_none(payload.profile),
-        formats=_blank_to_none(payload.formats),
-        task=payload.task,
-        max_elements=payload.max_elements,
+        formats=_blank_to_none(getattr(payload, "formats", None)),
+        task=getattr(payload, "task", None),
+        max_elements=getattr(payload, "max_elements", None),
+        description=getattr(payload, "description", None),
     )
 
 

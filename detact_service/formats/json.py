@@ -10,6 +10,24 @@ from detact_service.formats.common import element_ids
 from detact_service.formats.schema import ElementOut, ImageSize, ParseResponse, StateOut, TextOut
 
 
+def element_out(element: Element, element_id: int) -> ElementOut:
+    """The public model of one element, under its public id."""
+    return ElementOut(
+        id=element_id,
+        type=element.type,
+        bbox=element.bbox,
+        center=element.center,
+        text=element.text,
+        icon=element.icon,
+        color=element.color,
+        state=StateOut(**dataclasses.asdict(element.state)),
+        interactive=element.is_interactive,
+        score=float(element.score),
+        source=element.source,
+        relevance=element.relevance,
+    )
+
+
 def to_public(
     parse: ScreenParse,
     *,
@@ -19,20 +37,7 @@ def to_public(
 ) -> ParseResponse:
     """The public model of ``parse``, with the optional text renderings and SoM image attached."""
     elements = [
-        ElementOut(
-            id=element_id,
-            type=element.type,
-            bbox=element.bbox,
-            center=element.center,
-            text=element.text,
-            icon=element.icon,
-            color=element.color,
-            state=StateOut(**dataclasses.asdict(element.state)),
-            interactive=element.is_interactive,
-            score=float(element.score),
-            source=element.source,
-            relevance=element.relevance,
-        )
+        element_out(element, element_id)
         for element_id, element in zip(element_ids(parse), parse.elements, strict=True)
     ]
     return ParseResponse(

@@ -74,6 +74,36 @@ class ParseResponse(_Model):
     task: str | None = None
 
 
+class LocatedOut(_Model):
+    """An element ``POST /locate`` proposes, with where to click."""
+
+    element: ElementOut
+    point: tuple[int, int] = Field(..., description="[x, y] click point in pixels (the element's centre).")
+    point_normalized: tuple[float, float] = Field(
+        ..., description="[x, y] click point as a fraction (0-1) of the screenshot's width and height."
+    )
+    score: float = Field(..., description="Locate score in [0, 1), higher is better.")
+    match: float = Field(
+        ..., description="Share of the description's words and quotes this element matches (0-1)."
+    )
+
+
+class LocateResponse(_Model):
+    """The element a description names (``found``), or ``found: false`` and the best guesses."""
+
+    image: ImageSize
+    description: str
+    found: bool
+    element: LocatedOut | None = Field(None, description="The located element; null when not found.")
+    candidates: list[LocatedOut] = Field(
+        default_factory=list,
+        description="The next best elements, best first (the best guesses when not found).",
+    )
+    reason: str | None = Field(None, description="Why nothing was found; null when found.")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)
+
+
 class ErrorBody(_Model):
     """What went wrong: a stable machine code and a human message."""
 

@@ -390,7 +390,8 @@ def _is_echo(text: str | None, task: str, task_tokens: set[str], task_len: int) 
     """A text that is (a line of) the task itself, shown on the screen (MiniWoB's utterance, a chat).
 
     Either a long text made almost only of the task's words, or a piece of the task (fuzzy, spaces
-    ignored, so OCR's merged words count) that carries the task's function words: an action or type
+    ignored, so OCR's merged words count; not much longer than the task) that carries the task's function
+    words: an action or type
     word counts 2, a stopword 1, 20+ letters 1; it needs 2 (``button TWO.`` yes; ``Add to cart`` no).
     """
     element_words = words_of(text)
@@ -404,7 +405,12 @@ def _is_echo(text: str | None, task: str, task_tokens: set[str], task_len: int) 
     ):
         return True
     compact = _compact(text)
-    if len(compact) < 6 or fuzz.partial_ratio(compact, _compact(task)) < 90:
+    task_compact = _compact(task)
+    # A piece of the task: not a longer text that merely contains a short task (``Send me the newsletter``
+    # is no echo of ``newsletter``).
+    if len(compact) < 6 or len(compact) > len(task_compact) + 4:
+        return False
+    if fuzz.partial_ratio(compact, task_compact) < 90:
         return False
     weight = sum(
         2 if w in ACTION_WORDS or w in TYPE_WORDS else 1 if w in STOPWORDS else 0 for w in element_words

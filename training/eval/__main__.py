@@ -1,4 +1,6 @@
-"""``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``."""
+"""``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``,
+``python -m training.eval detector|attributes [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
+``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,60 @@ def main() -> None:
     relevance = sub.add_parser("relevance", help="task relevance ranking on MiniWoB++ (seeds 1000-1099)")
     relevance.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/RELEVANCE.md)")
     relevance.add_argument("--seeds", default="1000-1099", help="first-last seed, within 1000-1099")
+    locate = sub.add_parser("locate", help="locate accuracy on MiniWoB++ and held-out web pages")
+    locate.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/LOCATE.md)")
+    locate.add_argument("--seeds", default="1000-1099", help="first-last MiniWoB++ seed, within 1000-1099")
+    locate.add_argument("--pages", type=int, default=30, help="held-out web pages (test-split templates)")
+    locate.add_argument("--cache", type=Path, default=None, help="parse cache (default data/locate-eval)")
+    locate.add_argument("--backends", default="minilm,lexical", help="comma list of minilm, lexical")
+    locate.add_argument("--verbose", action="store_true", help="print every wrong answer")
+    for name, what in (("detector", "the detector"), ("attributes", "the attribute model")):
+        sub_parser = sub.add_parser(name, help=f"{what} on held-out screens and MiniWoB++ (seeds 1000-1099)")
+        sub_parser.add_argument(
+            "--data", type=Path, default=None, help="rendered / prepared folder (test split)"
+        )
+        sub_parser.add_argument(
+            "--out", type=Path, default=None, help=f"Markdown file (default docs/{name.upper()}.md)"
+        )
+        sub_parser.add_argument(
+            "--seeds", default="1000-1099", help="MiniWoB++ first-last seed within 1000-1099; '' for none"
+        )
     args = parser.parse_args()
+    if args.command in ("detector", "attributes"):
+        from detact_service.settings import get_settings
+
+        if args.command == "detector":
+            from training.eval import detector as model_eval
+        else:
+            from training.eval import attributes as model_eval  # type: ignore[no-redef]
+        first, _, last = args.seeds.partition("-")
+        chosen = range(int(first), int(last or first) + 1) if first else range(0)
+        if len(chosen) and (chosen.start < 1000 or chosen.stop > 1100):
+            parser.error("seeds must lie within 1000-1099")
+        from detact_service.stages import StageUnavailable
+
+        try:
+            print(model_eval.main(args.out or model_eval.OUT, args.data, chosen, get_settings()))
+        except StageUnavailable as exc:
+            parser.exit(2, f"error: {exc}\n")
+        return
+    if args.command == "locate":
+        from training.eval import locate as located
+
+        first, _, last = args.seeds.partition("-")
+        seeds = range(int(first), int(last or first) + 1)
+        if seeds.start < 1000 or seeds.stop > 1100:
+            parser.error("seeds must lie within 1000-1099")
+        print(
+            located.main(
+                args.out or located.OUT,
+                seeds,
+                args.pages,
+                args.cache or located.CACHE,
+                [b.strip() for b in args.backends.split(",") if b.strip()],
+                args.verbose,
+            )
+        )
     if args.command == "relevance":
         from training.eval import relevance as evaluation
 

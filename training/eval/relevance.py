@@ -17,7 +17,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,15 +117,24 @@ def rankers() -> dict[str, Ranker]:
     }
 
 
-def run(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) -> list[Episode]:
-    """Render, parse and rank every seed; episodes without a named target are skipped."""
+@dataclass
+class Screen:
+    """One MiniWoB++ episode with a named target: its parse (no task) and the target's DOM labels."""
+
+    seed: int
+    task: str
+    utterance: str
+    parse: ScreenParse
+    wanted: list[Element]
+
+
+def screens(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) -> Iterator[Screen]:
+    """Render and parse (profile ``detact``, no task) every seed whose utterance names its target."""
     from training.data.sources.miniwob import MiniWobRenderer
 
     if min(seeds) < 1000:
-        raise ValueError("the relevance evaluation uses MiniWoB++ seeds 1000-1099 only")
+        raise ValueError("the MiniWoB++ evaluations use seeds 1000-1099 only")
     pipeline = get_pipeline(Settings(relevance_embed_budget_ms=0), "detact")
-    compared = rankers()
-    episodes: list[Episode] = []
     with MiniWobRenderer(TASKS) as renderer:
         assert renderer.driver is not None
         for seed in seeds:
@@ -136,16 +145,27 @@ def run(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) -> lis
             if not utterance or not wanted:
                 log(f"{seed} {task}: no named target in {utterance!r}, skipped")
                 continue
-            parse = pipeline.parse(np.asarray(image), task=None)
-            parse.task = utterance
-            episode = Episode(seed, task, utterance, len(parse.elements))
-            for name, ranker in compared.items():
-                start = time.perf_counter()
-                ranked = ranker(parse)
-                episode.ms[name] = (time.perf_counter() - start) * 1000.0
-                episode.ranks[name] = target_rank(ranked, wanted)
-            episodes.append(episode)
-            log(f"{seed} {task} {utterance!r}: {len(parse.elements)} elements, ranks {episode.ranks}")
+            yield Screen(seed, task, utterance, pipeline.parse(np.asarray(image), task=None), wanted)
+
+
+def run(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) -> list[Episode]:
+    """Render, parse and rank every seed; episodes without a named target are skipped."""
+    compared = rankers()
+    episodes: list[Episode] = []
+    for screen in screens(seeds, log):
+        parse = screen.parse
+        parse.task = screen.utterance
+        episode = Episode(screen.seed, screen.task, screen.utterance, len(parse.elements))
+        for name, ranker in compared.items():
+            start = time.perf_counter()
+            ranked = ranker(parse)
+            episode.ms[name] = (time.perf_counter() - start) * 1000.0
+            episode.ranks[name] = target_rank(ranked, screen.wanted)
+        episodes.append(episode)
+        log(
+            f"{screen.seed} {screen.task} {screen.utterance!r}: {len(parse.elements)} elements, "
+            f"ranks {episode.ranks}"
+        )
     return episodes
 
 
