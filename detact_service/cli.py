@@ -102,6 +102,111 @@ def serve(
 
 
 @app.command()
+def batch(
+    inputs: Annotated[list[str], typer.Argument(help="Image files, folders or globs (quote globs).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="OUT.jsonl, or OUT.parquet (via a journal).")],
+    layout: Annotated[
+        str, typer.Option(help="Folder layout: auto, folder, omniact or screenagent.")
+    ] = "auto",
+    profile: Annotated[
+        str | None, typer.Option(help="detact, fast or full; default: best available.")
+    ] = None,
+    formats: Annotated[
+        str | None, typer.Option("--format", "-f", help="Extra text per line: caap, detact (comma list).")
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes (or Ray actors).")] = 1,
+    batch_size: Annotated[int, typer.Option(min=1, help="Images per pipeline run.")] = 1,
+    engine: Annotated[str, typer.Option(help="local or ray.")] = "local",
+    gpus_per_worker: Annotated[
+        float | None, typer.Option(min=0, help="Ray: GPUs each actor reserves.")
+    ] = None,
+    address: Annotated[str | None, typer.Option(help="Ray: address of an existing cluster.")] = None,
+    plugin: Annotated[
+        str | None, typer.Option(help="module:function called in every worker before its pipeline.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Parse a dataset into one JSON line per image; resumable (a rerun skips what is done)."""
+    from detact_service.batch import run_batch
+    from detact_service.pipeline import ProfileUnavailable
+
+    try:
+        summary = run_batch(
+            inputs,
+            out,
+            layout=layout,
+            profile=profile,
+            formats=formats,
+            workers=workers,
+            batch_size=batch_size,
+            engine=engine,
+            gpus_per_worker=gpus_per_worker,
+            address=address,
+            plugin=plugin,
+            progress=progress,
+        )
+    except (ProfileUnavailable, ValueError, FileNotFoundError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(summary.describe(), err=True)
+
+
+@app.command()
+def locate(
+    image: Annotated[Path, typer.Argument(help="Screenshot (PNG, JPEG, WebP, BMP, ...).")],
+    description: Annotated[
+        str, typer.Argument(help='What to find: "the Submit button", "the search icon", "top right icon".')
+    ],
+    profile: Annotated[
+        str | None, typer.Option(help="detact, fast or full; default: best available.")
+    ] = None,
+) -> None:
+    """Find the element a description names: JSON with its click point, score and the next best ones.
+
+    Exits 1 when nothing matches well (the JSON then says found: false and lists the best guesses).
+    """
+    from detact_service.io import ImageError, load_image_file
+    from detact_service.pipeline import ProfileUnavailable, get_pipeline
+    from detact_service.settings import get_settings
+    from detact_service.understanding.locate import locate as locate_in
+    from detact_service.understanding.locate import locate_embedder, to_response
+
+    settings = get_settings()
+    try:
+        pixels = load_image_file(image, max_pixels=settings.max_pixels)
+    except (ImageError, FileNotFoundError) as exc:
+        typer.echo(f"error: {image}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        pipeline = get_pipeline(settings, profile)
+    except (ProfileUnavailable, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    parse = pipeline.parse(pixels)
+    result = locate_in(parse, description, embedder=locate_embedder(settings))
+    sys.stdout.write(to_response(result, parse.timings_ms, parse.models).model_dump_json(indent=2) + "\n")
+    if not result.found:
+        raise typer.Exit(1)
+
+
+@app.command()
+def mcp(
+    transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP at /mcp).")] = (
+        "stdio"
+    ),
+    host: Annotated[str, typer.Option(help="http: bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="http: port.")] = 8765,
+) -> None:
+    """Run the MCP server (tools parse_screen and locate_element) for MCP clients."""
+    if transport not in ("stdio", "http"):
+        typer.echo(f"error: unknown transport {transport!r}; choose stdio or http", err=True)
+        raise typer.Exit(2)
+    from detact_service.mcp_server import run
+
+    run("stdio" if transport == "stdio" else "http", host=host, port=port)
+
+
+@app.command()
 def profiles() -> None:
     """List the profiles and whether their models are present here."""
     from detact_service.pipeline import PROFILES, available_profiles, default_profile
