@@ -1,17 +1,27 @@
-"""Runs the benchmarks and writes ``docs/BENCHMARKS.md``: ``python -m bench [--quick]``."""
+"""Runs the benchmarks and writes ``docs/BENCHMARKS.md``: ``python -m bench [--quick] [--load]``.
+
+The suite (:mod:`bench.suite`): our available profiles and the peers (RapidOCR only, EasyOCR only,
+OmniParser v2's detector + EasyOCR) on the same fixed data-engine screens at 1280x720, 1920x1080 and
+2560x1440 (``--quick``: fewer screens, 1280x720 only), latency per stage, peak memory, throughput and quality
+per source, with plots under ``docs/bench/``; then icon matching, and the sections other tools write
+(load test, relevance, locate, batch). Each section's run time is printed.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import os
 import platform
 import subprocess
 import sys
-from importlib.metadata import version
+import time
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from bench import icon_matching, pipeline_latency
+from bench import icon_matching, pipeline_latency, suite
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "BENCHMARKS.md"
@@ -25,6 +35,7 @@ PACKAGES = (
     "torch",
     "numpy",
     "opencv-python",
+    "ultralytics",
 )
 
 
@@ -39,8 +50,27 @@ def machine() -> str:
         cpu = model
     except (OSError, StopIteration):
         pass
-    versions = ", ".join(f"{p} {version(p)}" for p in PACKAGES)
+    versions = ", ".join(f"{p} {_version(p)}" for p in PACKAGES)
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; {versions}"
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def device_line() -> str:
+    """Which accelerator this run had (the suite's workers pick CUDA when there is one)."""
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            return f"GPU: {torch.cuda.get_device_name(0)} (CUDA {torch.version.cuda})"
+    except ImportError:
+        pass
+    return "CPU only (no GPU on the machine that generated this file)"
 
 
 LOAD_HEADING = "## HTTP load (`python -m bench.load`, run by `python -m bench --load`)"
@@ -67,6 +97,27 @@ def relevance_section() -> str:
     return RELEVANCE.read_text().split("\n## ", 1)[-1].split("\n", 1)[1].strip()
 
 
+LOCATE = ROOT / "docs" / "LOCATE.md"
+
+
+def locate_section() -> str:
+    """The body of ``docs/LOCATE.md`` below its title, its headings one level down."""
+    if not LOCATE.is_file():
+        return "(not run yet: `python -m training.eval locate`)"
+    body = LOCATE.read_text().split("\n", 1)[-1].strip()
+    return "\n".join("#" + line if line.startswith("## ") else line for line in body.splitlines())
+
+
+BATCH = ROOT / "docs" / "BATCH.md"
+
+
+def batch_section() -> str:
+    """The body of ``docs/BATCH.md`` below its title."""
+    if not BATCH.is_file():
+        return "(not run yet: `python -m bench.batch_throughput`)"
+    return BATCH.read_text().split("\n", 1)[1].strip()
+
+
 def kept_section(heading: str) -> str:
     """A section of the current report, kept when this run does not measure it again."""
     if not OUT.is_file() or heading not in OUT.read_text():
@@ -74,41 +125,87 @@ def kept_section(heading: str) -> str:
     return OUT.read_text().split(heading, 1)[1].split("\n## ", 1)[0].strip()
 
 
+def load_line(start: float, end: float) -> str:
+    """The 1-minute load average at the start and end of the run, and what it means here."""
+    cores = os.cpu_count() or 1
+    busy = max(start, end) > cores
+    meaning = (
+        "other work shared the CPU: latencies are inflated"
+        if busy
+        else "at or below the core count: nothing else heavy ran (the run itself counts)"
+    )
+    return f"1-minute load average {start:.1f} at the start and {end:.1f} at the end ({meaning})."
+
+
+def timed(name: str, timings: dict[str, float], fn: Callable[[], str]) -> str:
+    """Run one section, print and keep its run time."""
+    start = time.perf_counter()
+    out = fn()
+    timings[name] = time.perf_counter() - start
+    print(f"[bench] section {name}: {timings[name]:.0f} s", flush=True)
+    return out
+
+
+def real_desktop_section(count: int = 10) -> str:
+    """Latency of ``detact`` on real desktop screenshots from the team's shared samples (no labels)."""
+    samples = sorted(SAMPLES.glob("*.jpg"))[:count]
+    if not samples:
+        return "(the shared samples are not on this machine)"
+    row = pipeline_latency.run_on_files(samples, label="real desktop 1024x768")
+    return (
+        f"{len(samples)} ScreenAgent screenshots (Windows and Linux desktops, JPEG, 1024x768, no labels) "
+        "from the team's shared samples, parsed in this process after one warm-up parse; medians per "
+        "stage.\n\n" + pipeline_latency.to_markdown([row])
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, no EasyOCR row")
+    parser.add_argument(
+        "--quick", action="store_true", help="one screen per source, 1280x720 only, fewer repeats (< 5 min)"
+    )
     parser.add_argument(
         "--load", action="store_true", help="also run the HTTP load test (1, 4, 16 clients, 60 s each)"
     )
+    parser.add_argument("--per-source", type=int, default=None, help="screens per source (default 1 / 3)")
+    parser.add_argument("--no-peers", action="store_true", help="our profiles only")
+    parser.add_argument(
+        "--from-last-run",
+        action="store_true",
+        help="write the suite's sections from data/bench/last-run.json instead of measuring again",
+    )
     args = parser.parse_args()
-    repeats = 2 if args.quick else 5
-    rows = pipeline_latency.run("detact", ("rapidocr",), repeats)
-    easy = [] if args.quick else pipeline_latency.run("detact", ("easyocr",), 1, sizes=((1920, 1080),))
-    samples = sorted(SAMPLES.glob("*.jpg"))[:20]
-    if samples:
-        rows.append(pipeline_latency.run_on_files(samples, label="real desktop 1024x768"))
-    icons = icon_matching.report(repeats=repeats)
-    load_report = run_load() if args.load else kept_section(LOAD_HEADING)
+    timings: dict[str, float] = {}
+    plan = suite.QUICK if args.quick else suite.FULL
+    if args.per_source:
+        plan = dataclasses.replace(plan, per_source=args.per_source)
+    measured = suite.load_run() if args.from_last_run else suite.run(plan, peers=not args.no_peers)
+    quick = measured.plan.name == "quick"
+    repeats = 2 if quick else 5
+    for name, seconds in measured.timings_s.items():
+        timings[f"suite: {name}"] = seconds
+    suite_md = timed("suite report and plots", timings, lambda: suite.markdown(measured))
+    desktop = "" if quick else timed("real desktop", timings, real_desktop_section)
+    icons = timed("icon matching", timings, lambda: icon_matching.report(repeats=repeats))
+    load_report = timed("load", timings, run_load) if args.load else kept_section(LOAD_HEADING)
     relevance = relevance_section()
+    end_load = measured.load[1] if args.from_last_run else os.getloadavg()[0]
+    total_s = sum(timings.values())  # the suite's own times when its sections come from the last run
+    command = "python -m bench --quick" if quick else "python -m bench"
+    today = datetime.date.today().isoformat()
+    runtime = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in timings.items())
+    heading = "## Real desktop screenshots, profile `detact` (latency only)"
+    desktop_md = f"{heading}\n\n{desktop}\n\n" if desktop else ""
     text = f"""# Benchmarks
 
-Generated by `python -m bench` on {datetime.date.today().isoformat()}; do not edit by hand.
+Generated by `{command}` on {today} in {total_s / 60:.1f} min; do not edit by hand.
 
-Machine: {machine()}. CPU only (no GPU was lent to the session that generated this file).
+Machine: {machine()}. {device_line()}. {load_line(measured.load[0], end_load)}
 
-## Latency per stage, profile `detact` (ms, median after one warm-up run)
+Run time per section: {runtime}.
 
-The screen is the test form with a toolbar of icons (`tests/render.py`), resized to each size; the
-`real desktop` row is the median over 20 ScreenAgent screenshots (Windows and Linux desktops, JPEG) from the
-team's shared samples. Stage columns are medians; `total` is end to end inside the pipeline (decoding and
-output formatting excluded). First-call model loading is excluded by a warm-up run.
-
-{pipeline_latency.to_markdown(rows + easy)}
-
-RapidOCR is the CPU default because OCR dominates the latency: compare the `text` column of the
-`easyocr` row with the `rapidocr` rows at 1920x1080.
-
-## Icon matching (SSIM against the template pack)
+{suite_md}
+{desktop_md}## Icon matching (SSIM against the template pack)
 
 {icons}
 
@@ -119,6 +216,14 @@ RapidOCR is the CPU default because OCR dominates the latency: compare the `text
 ## Task relevance (from `docs/RELEVANCE.md`, written by `python -m training.eval relevance`)
 
 {relevance}
+
+## Locating elements (from `docs/LOCATE.md`, written by `python -m training.eval locate`)
+
+{locate_section()}
+
+## Batch throughput (from `docs/BATCH.md`, written by `python -m bench.batch_throughput`)
+
+{batch_section()}
 """
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(text)

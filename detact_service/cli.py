@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,6 +17,25 @@ class OutputFormat(StrEnum):
     caap = "caap"
     detact = "detact"
     som = "som"
+
+
+def _image_and_pipeline(image: Path, profile: str | None) -> tuple[Any, Any]:
+    """The screenshot's pixels and the profile's pipeline; exit 2 with a clear message when either fails."""
+    from detact_service.io import ImageError, load_image_file
+    from detact_service.pipeline import ProfileUnavailable, get_pipeline
+    from detact_service.settings import get_settings
+
+    settings = get_settings()
+    try:
+        pixels = load_image_file(image, max_pixels=settings.max_pixels)
+    except (ImageError, FileNotFoundError) as exc:
+        typer.echo(f"error: {image}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        return pixels, get_pipeline(settings, profile)
+    except (ProfileUnavailable, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -41,21 +60,8 @@ def parse(
 ) -> None:
     """Parse one screenshot and print its elements."""
     from detact_service.formats import select_top, to_caap, to_detact, to_public, to_som_png
-    from detact_service.io import ImageError, load_image_file
-    from detact_service.pipeline import ProfileUnavailable, get_pipeline
-    from detact_service.settings import get_settings
 
-    settings = get_settings()
-    try:
-        pixels = load_image_file(image, max_pixels=settings.max_pixels)
-    except (ImageError, FileNotFoundError) as exc:
-        typer.echo(f"error: {image}: {exc}", err=True)
-        raise typer.Exit(2) from None
-    try:
-        pipeline = get_pipeline(settings, profile)
-    except (ProfileUnavailable, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    pixels, pipeline = _image_and_pipeline(image, profile)
     result = select_top(pipeline.parse(pixels, task=task), max_elements)
 
     if output_format is OutputFormat.som:
@@ -165,25 +171,13 @@ def locate(
 
     Exits 1 when nothing matches well (the JSON then says found: false and lists the best guesses).
     """
-    from detact_service.io import ImageError, load_image_file
-    from detact_service.pipeline import ProfileUnavailable, get_pipeline
     from detact_service.settings import get_settings
     from detact_service.understanding.locate import locate as locate_in
     from detact_service.understanding.locate import locate_embedder, to_response
 
-    settings = get_settings()
-    try:
-        pixels = load_image_file(image, max_pixels=settings.max_pixels)
-    except (ImageError, FileNotFoundError) as exc:
-        typer.echo(f"error: {image}: {exc}", err=True)
-        raise typer.Exit(2) from None
-    try:
-        pipeline = get_pipeline(settings, profile)
-    except (ProfileUnavailable, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    pixels, pipeline = _image_and_pipeline(image, profile)
     parse = pipeline.parse(pixels)
-    result = locate_in(parse, description, embedder=locate_embedder(settings))
+    result = locate_in(parse, description, embedder=locate_embedder(get_settings()))
     sys.stdout.write(to_response(result, parse.timings_ms, parse.models).model_dump_json(indent=2) + "\n")
     if not result.found:
         raise typer.Exit(1)

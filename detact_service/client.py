@@ -168,14 +168,7 @@ class DetactClient:
     ) -> ParseResponse:
         """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
         files, data = _request_parts(image, profile, formats, task, max_elements)
-        headers = {"X-Request-ID": request_id} if request_id else None
-        for attempt in range(1, self.max_attempts + 1):
-            response = self._http.post("/parse", files=files, data=data, headers=headers)
-            wait = _retry_after(response, self.max_retry_wait_s)
-            if wait is None or attempt == self.max_attempts:
-                return _result(response)
-            time.sleep(wait)
-        raise AssertionError("unreachable")
+        return _result(self._post("/parse", files, data, request_id))
 
     def locate(
         self,
@@ -188,12 +181,16 @@ class DetactClient:
         """Find the element ``description`` names (``POST /locate``): its click point, score and the next
         best candidates; ``found`` is false when nothing matches well. Retries like :meth:`parse`."""
         files, data = _locate_parts(image, description, profile)
+        return _answer(self._post("/locate", files, data, request_id), LocateResponse)
+
+    def _post(self, path: str, files: Any, data: Any, request_id: str | None) -> httpx.Response:
+        """POST, retrying a 503 that carries ``Retry-After`` up to ``max_attempts`` times."""
         headers = {"X-Request-ID": request_id} if request_id else None
         for attempt in range(1, self.max_attempts + 1):
-            response = self._http.post("/locate", files=files, data=data, headers=headers)
+            response = self._http.post(path, files=files, data=data, headers=headers)
             wait = _retry_after(response, self.max_retry_wait_s)
             if wait is None or attempt == self.max_attempts:
-                return _answer(response, LocateResponse)
+                return response
             time.sleep(wait)
         raise AssertionError("unreachable")
 
@@ -245,14 +242,7 @@ class AsyncDetactClient:
     ) -> ParseResponse:
         """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
         files, data = _request_parts(image, profile, formats, task, max_elements)
-        headers = {"X-Request-ID": request_id} if request_id else None
-        for attempt in range(1, self.max_attempts + 1):
-            response = await self._http.post("/parse", files=files, data=data, headers=headers)
-            wait = _retry_after(response, self.max_retry_wait_s)
-            if wait is None or attempt == self.max_attempts:
-                return _result(response)
-            await asyncio.sleep(wait)
-        raise AssertionError("unreachable")
+        return _result(await self._post("/parse", files, data, request_id))
 
     async def locate(
         self,
@@ -264,12 +254,16 @@ class AsyncDetactClient:
     ) -> LocateResponse:
         """Find the element ``description`` names (``POST /locate``); see :meth:`DetactClient.locate`."""
         files, data = _locate_parts(image, description, profile)
+        return _answer(await self._post("/locate", files, data, request_id), LocateResponse)
+
+    async def _post(self, path: str, files: Any, data: Any, request_id: str | None) -> httpx.Response:
+        """POST, retrying a 503 that carries ``Retry-After`` up to ``max_attempts`` times."""
         headers = {"X-Request-ID": request_id} if request_id else None
         for attempt in range(1, self.max_attempts + 1):
-            response = await self._http.post("/locate", files=files, data=data, headers=headers)
+            response = await self._http.post(path, files=files, data=data, headers=headers)
             wait = _retry_after(response, self.max_retry_wait_s)
             if wait is None or attempt == self.max_attempts:
-                return _answer(response, LocateResponse)
+                return response
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")
 

