@@ -63,10 +63,12 @@ def measure(paths: list[Path], profile: str, workers: int, batch_size: int, fold
 
 def to_markdown(rows: list[ThroughputRow], profile: str, description: str, load: float) -> str:
     """The report's body (without the title); ``load`` is the 1-minute load average before the runs."""
+    cores = os.cpu_count() or 1
+    busy = "other jobs shared the cores" if load > 0.5 * cores else "a quiet machine"
     lines = [
         f"Profile `{profile}` (the best available here; `fast` needs the detector, which has not shipped "
-        f"yet), on {description}, CPU only, {os.cpu_count()} cores (load average {load:.1f} when the "
-        f"runs started: other jobs shared the cores); measured {datetime.date.today().isoformat()} by "
+        f"yet), on {description}, CPU only, {cores} cores (load average {load:.1f} when the "
+        f"runs started: {busy}); measured {datetime.date.today().isoformat()} by "
         "`python -m bench.batch_throughput`.",
         "",
         "| engine | workers | batch size | images | failed | wall s | images/s |",
