@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     export = sub.add_parser("export", help="copy a checkpoint into models/ with its manifest entry")
     export.add_argument("checkpoint", type=Path)
     export.add_argument("--name", default="ui-pix2struct")
+    export.add_argument("--models-dir", type=Path, default=None, help="default: the repo's models/")
     export.add_argument("--data-version", default="")
     export.add_argument("--metrics", default="{}", help="JSON object")
     export.add_argument("--command", dest="made_by", default="")
@@ -64,12 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(run(config, resume=args.resume))
         return 0
+    from training.attributes.export import MODELS
     from training.attributes.export import export as ship
 
     print(
         ship(
             args.checkpoint,
             args.name,
+            args.models_dir or MODELS,
             data_version=args.data_version,
             metrics=json.loads(args.metrics),
             command=args.made_by,
