@@ -24,7 +24,7 @@ from PIL import Image
 from detact_service.core import Element, ElementType
 from detact_service.understanding.attribute_codec import encode_attributes
 from detact_service.understanding.semimask import semi_masked_views
-from training.data.export import SPLITS, drop_cross_split_duplicates, load_items
+from training.data.export import SPLITS, drop_cross_split_duplicates, load_items, split_writers
 
 TEXT_SHARE = 0.3
 JITTER = 0.08
@@ -75,11 +75,7 @@ def prepare(folder: Path, out: Path, per_image: int = 24, dedupe: bool = True) -
     if dedupe:
         items, _ = drop_cross_split_duplicates(items)
     counts = dict.fromkeys(SPLITS, 0)
-    handles = {}
-    for split in SPLITS:
-        (out / "images" / split).mkdir(parents=True, exist_ok=True)
-        handles[split] = (out / f"{split}.jsonl").open("w", encoding="utf-8")
-    try:
+    with split_writers(out) as handles:
         for item in items:
             labels = item.labels
             with Image.open(item.image_path) as opened:
@@ -99,9 +95,6 @@ def prepare(folder: Path, out: Path, per_image: int = 24, dedupe: bool = True) -
                 row = Sample(name, target, labels.source, labels.template, element.type.value)
                 handles[item.split].write(json.dumps(row.__dict__, ensure_ascii=False) + "\n")
                 counts[item.split] += 1
-    finally:
-        for handle in handles.values():
-            handle.close()
     return counts
 
 

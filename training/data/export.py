@@ -15,9 +15,11 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -227,6 +229,17 @@ def _pick(elements: Sequence[Element], limit: int, key: str) -> list[tuple[int, 
     return sorted(order[:limit], key=lambda ie: ie[0])
 
 
+@contextmanager
+def split_writers(out: Path) -> Iterator[dict[str, TextIO]]:
+    """A ``<split>.jsonl`` writer per split (and the ``images/<split>/`` folders); closed on exit."""
+    with ExitStack() as stack:
+        handles = {}
+        for split in SPLITS:
+            (out / "images" / split).mkdir(parents=True, exist_ok=True)
+            handles[split] = stack.enter_context((out / f"{split}.jsonl").open("w", encoding="utf-8"))
+        yield handles
+
+
 def export_attributes(
     folder: Path,
     out: Path,
@@ -245,11 +258,7 @@ def export_attributes(
     if dedupe:
         items, dropped = drop_cross_split_duplicates(items)
     counts = dict.fromkeys(SPLITS, 0)
-    indexes = {}
-    for split in SPLITS:
-        (out / "images" / split).mkdir(parents=True, exist_ok=True)
-        indexes[split] = (out / f"{split}.jsonl").open("w", encoding="utf-8")
-    try:
+    with split_writers(out) as indexes:
         for item in items:
             labels = item.labels
             with Image.open(item.image_path) as opened:
@@ -275,9 +284,6 @@ def export_attributes(
                 }
                 indexes[item.split].write(json.dumps(row, ensure_ascii=False) + "\n")
                 counts[item.split] += 1
-    finally:
-        for handle in indexes.values():
-            handle.close()
     return {**counts, "duplicates_dropped": dropped}
 
 
