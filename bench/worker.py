@@ -114,12 +114,7 @@ def run_rapidocr(keys: Sequence[str], images: Sequence[RGB], batch: int) -> dict
         preds = [quad_to_pred(q, t, image.shape[1], image.shape[0]) for q, t, _s in (result or [])]
         return [p for p in preds if p is not None]
 
-    parse(images[0])
-    first_ms = (time.perf_counter() - start) * 1000.0
-    records = []
-    for key, image in zip(keys, images, strict=True):
-        preds, wall = _timed(parse, image)
-        records.append(_record(key, wall, {"text": round(wall, 2)}, preds))
+    first_ms, records = _ocr_records(parse, keys, images, start)
     return {
         "images": records,
         "first_call_ms": round(first_ms, 1),
@@ -128,6 +123,19 @@ def run_rapidocr(keys: Sequence[str], images: Sequence[RGB], batch: int) -> dict
         "device": "cuda" if cuda else "cpu",
         "models": {"text": "rapidocr-onnxruntime defaults (PP-OCRv4 det + cls + rec)"},
     }
+
+
+def _ocr_records(
+    read: Callable[[RGB], list[Pred]], keys: Sequence[str], images: Sequence[RGB], start: float
+) -> tuple[float, list[dict[str, Any]]]:
+    """An OCR-only parser's first call (model load since ``start`` included, ms) and per-image records."""
+    read(images[0])
+    first_ms = (time.perf_counter() - start) * 1000.0
+    records = []
+    for key, image in zip(keys, images, strict=True):
+        preds, wall = _timed(read, image)
+        records.append(_record(key, wall, {"text": round(wall, 2)}, preds))
+    return first_ms, records
 
 
 def _sequential_batch(records: Sequence[dict[str, Any]], batch: int) -> dict[str, Any]:
@@ -222,12 +230,7 @@ def run_easyocr_omniparser(
         preds = [quad_to_pred(q, t, image.shape[1], image.shape[0]) for q, t, _s in results]
         return [p for p in preds if p is not None]
 
-    read(images[0])
-    first_ms = (time.perf_counter() - start) * 1000.0
-    easy_records = []
-    for key, image in zip(keys, images, strict=True):
-        preds, wall = _timed(read, image)
-        easy_records.append(_record(key, wall, {"text": round(wall, 2)}, preds))
+    first_ms, easy_records = _ocr_records(read, keys, images, start)
     device = "cuda" if cuda else "cpu"
     out: dict[str, Any] = {
         "easyocr": {

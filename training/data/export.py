@@ -233,7 +233,7 @@ def _pick(elements: Sequence[Element], limit: int, key: str) -> list[tuple[int, 
 def split_writers(out: Path) -> Iterator[dict[str, TextIO]]:
     """A ``<split>.jsonl`` writer per split (and the ``images/<split>/`` folders); closed on exit."""
     with ExitStack() as stack:
-        handles = {}
+        handles: dict[str, TextIO] = {}
         for split in SPLITS:
             (out / "images" / split).mkdir(parents=True, exist_ok=True)
             handles[split] = stack.enter_context((out / f"{split}.jsonl").open("w", encoding="utf-8"))
