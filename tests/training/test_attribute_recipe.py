@@ -117,3 +117,26 @@ def test_prepare_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     text = evaluate(tmp_path / "ATTRIBUTES.md", tmp_path / "views", [], settings)
     (row,) = [line for line in text.splitlines() if line.startswith("| toy |")]
     assert row.count("(") >= 3, "type, checked, disabled and unparsed are measured on the toy test views"
+
+
+def test_text_free_targets_and_balanced_sampling(tmp_path: Path) -> None:
+    from training.attributes.data import balanced_batches, read_samples, state_key, without_text
+
+    assert without_text("button|-|-|0|0|Save as") == "button|-|-|0|0|"
+    assert without_text("checkbox|1|-|0|0|") == "checkbox|1|-|0|0|"
+    common = {"target": "text|-|-|-|-|hello", "source": "s", "template": "t", "type": "text"}
+    rows = [{"image": f"{i}.png", **common} for i in range(99)]
+    rows.append({**common, "image": "rare.png", "target": "checkbox|1|-|0|0|", "type": "checkbox"})
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    samples = read_samples(tmp_path, "train", with_text=False)
+    assert {s.target for s in samples} == {"text|-|-|-|-|", "checkbox|1|-|0|0|"}
+    assert all(decode_attributes(s.target) is not None for s in samples)
+
+    # one rare view among 99 common ones: uniform sampling shows it 1 % of the time, power 1 half of the time
+    stream = balanced_batches(samples, 100, seed=0, power=1.0)
+    drawn = [state_key(s) for _ in range(20) for s in next(stream)]
+    rare_share = drawn.count("checkbox|1|-|0|0") / len(drawn)
+    assert 0.4 < rare_share < 0.6
+    uniform = balanced_batches(samples, 100, seed=0, power=0.0)
+    drawn = [state_key(s) for _ in range(20) for s in next(uniform)]
+    assert drawn.count("checkbox|1|-|0|0") / len(drawn) < 0.05

@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--eval-every", type=int, default=500)
     train.add_argument("--save-every", type=int, default=250)
     train.add_argument("--eval-samples", type=int, default=512, help="validation views per evaluation")
+    train.add_argument("--no-text", action="store_true", help="empty text fields: type and state only")
+    train.add_argument("--balance", type=float, default=0.0, help="rare (type, state) oversampling power")
+    train.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     train.add_argument("--resume", action="store_true")
 
     export = sub.add_parser("export", help="copy a checkpoint into models/ with its manifest entry")
@@ -62,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
             eval_every=args.eval_every,
             save_every=args.save_every,
             eval_samples=args.eval_samples,
+            text=not args.no_text,
+            balance=args.balance,
+            threads=args.threads,
         )
         print(run(config, resume=args.resume))
         return 0

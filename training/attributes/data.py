@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -98,10 +99,23 @@ def prepare(folder: Path, out: Path, per_image: int = 24, dedupe: bool = True) -
     return counts
 
 
-def read_samples(folder: Path, split: str) -> list[Sample]:
-    """The rows of one split."""
+def read_samples(folder: Path, split: str, with_text: bool = True) -> list[Sample]:
+    """The rows of one split; ``with_text=False`` empties each target's text field."""
     path = folder / f"{split}.jsonl"
-    return [Sample(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    rows = [Sample(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    if with_text:
+        return rows
+    return [replace(row, target=without_text(row.target)) for row in rows]
+
+
+def without_text(target: str) -> str:
+    """``target`` with an empty text field (type and state flags kept)."""
+    return target.rsplit("|", 1)[0] + "|"
+
+
+def state_key(sample: Sample) -> str:
+    """What balanced sampling balances: the type and the state flags of a view."""
+    return "|".join(sample.target.split("|")[:5])
 
 
 def batches(samples: Sequence[Sample], size: int, rng: random.Random) -> Iterator[list[Sample]]:
@@ -111,3 +125,14 @@ def batches(samples: Sequence[Sample], size: int, rng: random.Random) -> Iterato
         rng.shuffle(order)
         for start in range(0, len(order) - size + 1, size):
             yield order[start : start + size]
+
+
+def balanced_batches(samples: Sequence[Sample], size: int, seed: int, power: float) -> Iterator[list[Sample]]:
+    """Batches drawn with weight ``count(key) ** -power`` per view, forever (rare types and states recur)."""
+    keys = [state_key(s) for s in samples]
+    counts = Counter(keys)
+    weights = np.array([counts[k] ** -power for k in keys], dtype=np.float64)
+    weights /= weights.sum()
+    rng = np.random.default_rng(seed)
+    while True:
+        yield [samples[i] for i in rng.choice(len(samples), size=size, p=weights)]

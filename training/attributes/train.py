@@ -24,7 +24,7 @@ import torch
 from PIL import Image
 
 from detact_service.understanding.attribute_codec import decode_attributes
-from training.attributes.data import Sample, batches, read_samples
+from training.attributes.data import Sample, balanced_batches, batches, read_samples
 from training.attributes.model import image_processor, small_config, train_tokenizer
 
 
@@ -48,6 +48,12 @@ class TrainConfig:
     vocab_size: int = 1024
     seed: int = 0
     max_target_tokens: int = 24
+    text: bool = True
+    """Train on the element's text too; ``False`` leaves the text field empty (OCR supplies text)."""
+    balance: float = 0.0
+    """Sample views with weight frequency**-balance of their (type, state) key; 0 is uniform."""
+    threads: int = 0
+    """Torch threads (0: torch's default)."""
 
 
 class Encoder:
@@ -142,8 +148,12 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     data, out = Path(config.data), Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "train_config.json").write_text(json.dumps(config.__dict__, indent=1) + "\n")
-    train_samples = read_samples(data, "train")
-    val_samples = read_samples(data, "val")[: config.eval_samples]
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    train_samples = read_samples(data, "train", with_text=config.text)
+    val_all = read_samples(data, "val", with_text=config.text)
+    # a seeded sample across all val templates (the file is ordered by source)
+    val_samples = random.Random(config.seed).sample(val_all, min(config.eval_samples, len(val_all)))
     last, best = out / "last", out / "best"
     step, best_accuracy = 0, -1.0
     if resume and (last / "state.json").is_file():
@@ -164,7 +174,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
         optimizer.load_state_dict(torch.load(last / "optimizer.pt", map_location=config.device))
     encoder = Encoder(data, processor, tokenizer, config.max_target_tokens)
     loader = torch.utils.data.DataLoader(
-        _BatchStream(train_samples, config.batch, config.seed + step),
+        _BatchStream(train_samples, config.batch, config.seed + step, config.balance),
         batch_size=None,
         num_workers=config.workers,
         collate_fn=encoder,
@@ -210,12 +220,17 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
 class _BatchStream(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
     """An iterable of sample batches for the DataLoader (workers each take every n-th batch)."""
 
-    def __init__(self, samples: Sequence[Sample], size: int, seed: int) -> None:
-        self.samples, self.size, self.seed = samples, size, seed
+    def __init__(self, samples: Sequence[Sample], size: int, seed: int, balance: float = 0.0) -> None:
+        self.samples, self.size, self.seed, self.balance = samples, size, seed, balance
 
     def __iter__(self) -> Any:
         info = torch.utils.data.get_worker_info()
         worker, workers = (info.id, info.num_workers) if info else (0, 1)
-        for i, batch in enumerate(batches(self.samples, self.size, random.Random(self.seed))):
+        stream = (
+            balanced_batches(self.samples, self.size, self.seed, self.balance)
+            if self.balance
+            else batches(self.samples, self.size, random.Random(self.seed))
+        )
+        for i, batch in enumerate(stream):
             if i % workers == worker:
                 yield batch

@@ -28,9 +28,23 @@ def train(
     resume: bool = False,
     workers: int = 2,
     fraction: float = 1.0,
+    init: Path | None = None,
+    threads: int = 0,
+    cache: str | bool = False,
+    warmup_epochs: float = 3.0,
+    close_mosaic: int = 10,
 ) -> Path:
-    """Run Ultralytics training; returns the path of ``best.pt``."""
+    """Run Ultralytics training; returns the path of ``best.pt``.
+
+    ``init`` starts from this project's own earlier weights (a ``.pt`` of a previous run, e.g. the shipped
+    ``models/ui-yolov8.pt``) with a fresh schedule: how CPU sessions continue one another's training.
+    ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one).
+    """
     go_offline()
+    if threads:
+        import ultralytics.utils.torch_utils as torch_utils
+
+        torch_utils.NUM_THREADS = threads  # select_device() applies it with torch.set_num_threads
     from ultralytics import YOLO
 
     run_dir = project / name
@@ -39,7 +53,7 @@ def train(
         yolo = YOLO(str(last))
         results: Any = yolo.train(resume=True)
     else:
-        yolo = YOLO(model)
+        yolo = YOLO(str(init) if init else model)
         results = yolo.train(
             data=str(data),
             imgsz=imgsz,
@@ -50,6 +64,9 @@ def train(
             name=name,
             exist_ok=True,
             pretrained=False,
+            cache=cache,
+            warmup_epochs=warmup_epochs,
+            close_mosaic=close_mosaic,
             workers=workers,
             fraction=fraction,
             plots=False,  # plotting fetches a font from the internet
@@ -81,6 +98,11 @@ def main() -> None:
     parser.add_argument("--name", default="ui-yolov8n")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    parser.add_argument("--init", type=Path, default=None, help="start from this project's earlier .pt")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: Ultralytics')")
+    parser.add_argument("--cache", default="", choices=["", "ram", "disk"], help="cache decoded images")
+    parser.add_argument("--warmup-epochs", type=float, default=3.0)
+    parser.add_argument("--close-mosaic", type=int, default=10, help="last epochs without mosaic")
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     best = train(
@@ -95,6 +117,11 @@ def main() -> None:
         args.resume,
         args.workers,
         args.fraction,
+        args.init,
+        args.threads,
+        args.cache or False,
+        args.warmup_epochs,
+        args.close_mosaic,
     )
     print(best)
 
