@@ -6,7 +6,15 @@ import numpy as np
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from training.eval.attributes import Tally, score
-from training.eval.detector import Screen, SourceResult, greedy_matches, mean_average_precision, score_screen
+from training.eval.detector import (
+    Screen,
+    SourceResult,
+    greedy_matches,
+    mean_average_precision,
+    peer_table,
+    score_peer,
+    score_screen,
+)
 
 
 def test_greedy_matching_uses_each_prediction_once() -> None:
@@ -40,6 +48,33 @@ def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
     assert result.predictions == 3 and result.predictions_matched == 2
     map50, map5095 = mean_average_precision(result)
     assert 0 < map5095 <= map50 + 1e-9 and map50 < 1
+
+
+def test_peer_is_scored_class_agnostically_on_the_same_screen() -> None:
+    labels = [
+        Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
+        Element((0, 50, 20, 70), ElementType.CHECKBOX),
+        Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
+    ]
+    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    seen: list[tuple[int, ...]] = []
+
+    def peer(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        seen.append(image.shape)
+        # finds the checkbox, boxes the text line (not interactive) and one empty spot
+        boxes = np.array([[0, 50, 20, 71], [30, 50, 200, 70], [250, 80, 290, 95]], dtype=float)
+        return boxes, np.array([0.9, 0.8, 0.3])
+
+    result = SourceResult(screens=1, interactive_total=2, interactive_found=2)
+    result.predictions = result.predictions_matched = 2
+    classes = ["text", "button", "checkbox", "icon"]
+    score_peer(result, screen, peer, classes)
+    assert seen == [(100, 300, 3)]
+    assert result.peer is not None
+    assert result.peer.interactive_found == 1, "the checkbox, not the button"
+    assert result.peer.predictions == 3 and result.peer.predictions_matched == 2
+    (row,) = [line for line in peer_table({"toy": result}, "test") if line.startswith("| toy |")]
+    assert row.startswith("| toy | 1.000 | 0.500 | 1.000 | 0.667 |")
 
 
 def test_attribute_scoring() -> None:

