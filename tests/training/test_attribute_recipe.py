@@ -78,6 +78,12 @@ def test_prepare_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     config.steps = 32
     train(config, resume=True)
     assert len((tmp_path / "run" / "loss.jsonl").read_text().splitlines()) == 32
+    # a time budget stops the run early and still leaves a resumable checkpoint
+    config.steps, config.minutes = 1000, 1e-6
+    train(config, resume=True)
+    assert len((tmp_path / "run" / "loss.jsonl").read_text().splitlines()) == 33
+    assert json.loads((tmp_path / "run" / "last" / "state.json").read_text())["step"] == 33
+    config.minutes = 0.0
 
     models = tmp_path / "models"
     models.mkdir()

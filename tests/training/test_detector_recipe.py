@@ -76,3 +76,27 @@ def test_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     results, classes = evaluate(iter([screen, screen]), settings)
     assert classes == CLASSES and results["toy"].screens == 2 and results["toy"].total["button"] == 2
     assert "| toy | 2 |" in report(results, classes, "smoke")
+
+
+def test_checkpoints_save_without_polars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GPU machines lack polars: the trainer's results reader falls back to the csv module."""
+    import sys
+
+    from ultralytics.engine.trainer import BaseTrainer
+
+    from training.detector.train import without_polars
+
+    monkeypatch.setitem(sys.modules, "polars", None)  # import polars -> ImportError
+    monkeypatch.setattr(BaseTrainer, "read_results_csv", BaseTrainer.read_results_csv)
+    without_polars()
+    csv = tmp_path / "results.csv"
+    csv.write_text("epoch, metrics/mAP50(B)\n1,0.25\n2,0.5\n")
+
+    class Run:
+        pass
+
+    run = Run()
+    run.csv = csv  # type: ignore[attr-defined]
+    assert BaseTrainer.read_results_csv(run) == {"epoch": ["1", "2"], "metrics/mAP50(B)": ["0.25", "0.5"]}
+    run.csv = tmp_path / "missing.csv"  # type: ignore[attr-defined]
+    assert BaseTrainer.read_results_csv(run) == {}

@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--no-text", action="store_true", help="empty text fields: type and state only")
     train.add_argument("--balance", type=float, default=0.0, help="rare (type, state) oversampling power")
     train.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    train.add_argument("--minutes", type=float, default=0.0, help="time budget (0: none); saves on stop")
     train.add_argument("--resume", action="store_true")
 
     export = sub.add_parser("export", help="copy a checkpoint into models/ with its manifest entry")
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             text=not args.no_text,
             balance=args.balance,
             threads=args.threads,
+            minutes=args.minutes,
         )
         print(run(config, resume=args.resume))
         return 0

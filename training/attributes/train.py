@@ -54,6 +54,8 @@ class TrainConfig:
     """Sample views with weight frequency**-balance of their (type, state) key; 0 is uniform."""
     threads: int = 0
     """Torch threads (0: torch's default)."""
+    minutes: float = 0.0
+    """Stop (evaluate, save) after this many minutes; 0: no limit (how a run fits a 10-minute device call)."""
 
 
 class Encoder:
@@ -184,9 +186,11 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     print(f"{len(train_samples)} train views, {len(val_samples)} val views, {params / 1e6:.1f} M parameters")
     started, seen = time.perf_counter(), 0
     history = out / "loss.jsonl"
+    deadline = started + 60 * config.minutes if config.minutes else math.inf
     for batch in loader:
         if step >= config.steps:
             break
+        out_of_time = time.perf_counter() >= deadline
         for group in optimizer.param_groups:
             group["lr"] = _lr(step, config)
         batch = {k: v.to(config.device) for k, v in batch.items()}
@@ -203,15 +207,18 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
             rate = seen / (time.perf_counter() - started)
             lr = _lr(step, config)
             print(f"step {step} loss {loss.item():.4f} lr {lr:.2e} {rate:.0f} views/s", flush=True)
-        if step % config.eval_every == 0 or step == config.steps:
+        if step % config.eval_every == 0 or step == config.steps or out_of_time:
             accuracy = type_accuracy(val_samples, generate(model, encoder, val_samples, config.device))
             print(f"step {step} val type accuracy {accuracy:.4f}", flush=True)
             if accuracy > best_accuracy:
                 best_accuracy = accuracy
                 save(best, model, tokenizer, processor, {"step": step, "val_type_accuracy": accuracy})
-        if step % config.save_every == 0 or step == config.steps:
+        if step % config.save_every == 0 or step == config.steps or out_of_time:
             save(last, model, tokenizer, processor, {"step": step, "best_val_type_accuracy": best_accuracy})
             torch.save(optimizer.state_dict(), last / "optimizer.pt")
+        if out_of_time:
+            print(f"stopped at step {step}: the {config.minutes:g}-minute budget is spent", flush=True)
+            break
     if not best.is_dir():
         save(best, model, tokenizer, processor, {"step": step, "val_type_accuracy": best_accuracy})
     return best

@@ -33,14 +33,18 @@ def train(
     cache: str | bool = False,
     warmup_epochs: float = 3.0,
     close_mosaic: int = 10,
+    hours: float = 0.0,
 ) -> Path:
     """Run Ultralytics training; returns the path of ``best.pt``.
 
     ``init`` starts from this project's own earlier weights (a ``.pt`` of a previous run, e.g. the shipped
     ``models/ui-yolov8.pt``) with a fresh schedule: how CPU sessions continue one another's training.
-    ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one).
+    ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one). ``hours`` > 0 bounds
+    the run by time instead of ``epochs`` (Ultralytics re-plans the epochs and the schedule after the first):
+    how a run fits a GPU machine's 10-minute call.
     """
     go_offline()
+    without_polars()
     if threads:
         import ultralytics.utils.torch_utils as torch_utils
 
@@ -78,10 +82,35 @@ def train(
             hsv_s=0.4,
             hsv_v=0.3,
             save_period=1,
+            time=hours or None,
             verbose=False,
         )
     save_dir = Path(getattr(results, "save_dir", run_dir)) if results is not None else run_dir
     return save_dir / "weights" / "best.pt"
+
+
+def without_polars() -> None:
+    """Let Ultralytics save checkpoints where polars is missing (the lent GPU machines lack it).
+
+    Its trainer reads ``results.csv`` with polars only to copy it into each checkpoint; polars is a
+    wheel of about 40 MB and a device call carries 64 MiB, so the stdlib ``csv`` reader stands in.
+    """
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        import csv
+
+        from ultralytics.engine.trainer import BaseTrainer
+
+        def read_results_csv(self: Any) -> dict[str, list[str]]:
+            try:
+                with open(self.csv, newline="") as handle:
+                    rows = list(csv.DictReader(handle))
+            except OSError:
+                return {}
+            return {key.strip(): [row[key] for row in rows] for key in (rows[0] if rows else {})}
+
+        BaseTrainer.read_results_csv = read_results_csv  # type: ignore[method-assign]
 
 
 def main() -> None:
@@ -103,6 +132,7 @@ def main() -> None:
     parser.add_argument("--cache", default="", choices=["", "ram", "disk"], help="cache decoded images")
     parser.add_argument("--warmup-epochs", type=float, default=3.0)
     parser.add_argument("--close-mosaic", type=int, default=10, help="last epochs without mosaic")
+    parser.add_argument("--hours", type=float, default=0.0, help="bound the run by time (overrides --epochs)")
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     best = train(
@@ -122,6 +152,7 @@ def main() -> None:
         args.cache or False,
         args.warmup_epochs,
         args.close_mosaic,
+        args.hours,
     )
     print(best)
 
