@@ -8,7 +8,7 @@
     python -m training.data export-attributes DIR --out ATTR_DIR [--context 0.5] [--per-image 40] [--mark]
     python -m training.data contact-sheet DIR --out PNG [--n 12] [--tile 480]
     python -m training.data datasheet DIR --out docs/DATASHEET.md
-    python -m training.data pack EXPORT --out PACK [--kind yolo|attributes] [--imgsz 1024] [--max-mb 60]
+    python -m training.data pack EXPORT --out PACK [--kind yolo|attributes] [--imgsz N] [--splits train,val]
     python -m training.data unpack PACK/shard-* --out DIR
 """
 
@@ -60,7 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     packer.add_argument("folder", type=Path)
     packer.add_argument("--out", type=Path, required=True)
     packer.add_argument("--kind", choices=["yolo", "attributes"], default="yolo")
-    packer.add_argument("--imgsz", type=int, default=1024, help="yolo: longest image side")
+    packer.add_argument(
+        "--imgsz", type=int, default=None, help="longest image side (yolo default 1024, views as they are)"
+    )
+    packer.add_argument("--splits", default="train,val,test", help="comma list of splits to pack")
     packer.add_argument("--quality", type=int, default=85)
     packer.add_argument("--max-mb", type=float, default=60)
 
@@ -127,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "pack":
         from training.data.pack import pack
 
-        counts = pack(args.folder, args.out, args.kind, args.imgsz, args.quality, args.max_mb)
+        splits = tuple(s.strip() for s in args.splits.split(",") if s.strip())
+        imgsz = args.imgsz or (1024 if args.kind == "yolo" else None)
+        counts = pack(args.folder, args.out, args.kind, imgsz, args.quality, args.max_mb, splits)
         print(json.dumps(counts))
         return 0
     if args.command == "unpack":

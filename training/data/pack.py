@@ -67,14 +67,22 @@ def pack(
     imgsz: int | None = 1024,
     quality: int = 85,
     max_mb: float = 60,
+    splits: tuple[str, ...] = SPLITS,
 ) -> dict[str, int]:
-    """Pack a YOLO export (``kind='yolo'``) or a prepared attribute folder (``'attributes'``) into shards."""
+    """Pack a YOLO export (``kind='yolo'``) or a prepared attribute folder (``'attributes'``) into shards.
+
+    ``imgsz`` bounds the longest side of every image (attribute views: ``None`` keeps them as they are);
+    ``splits`` picks what travels (a training call needs no test split).
+    """
+    unknown = set(splits) - set(SPLITS)
+    if unknown:
+        raise ValueError(f"unknown splits {sorted(unknown)}: choose from {', '.join(SPLITS)}")
     if out.exists():
         shutil.rmtree(out)
     shards = _Shards(out, int(max_mb * 1024 * 1024))
     counts: dict[str, int] = {}
     if kind == "yolo":
-        for split in SPLITS:
+        for split in splits:
             images = sorted((folder / "images" / split).glob("*.png"))
             for image in images:
                 label = folder / "labels" / split / f"{image.stem}.txt"
@@ -87,12 +95,12 @@ def pack(
             counts[split] = len(images)
         (out / "class_map.json").write_bytes((folder / "class_map.json").read_bytes())
     elif kind == "attributes":
-        for split in SPLITS:
+        for split in splits:
             rows = (folder / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
             for line in rows:
                 row = json.loads(line)
                 name = str(Path(row["image"]).with_suffix(".webp"))
-                data = _webp(folder / row["image"], None, quality)
+                data = _webp(folder / row["image"], imgsz, quality)
                 row["image"] = name
                 record = (json.dumps(row, ensure_ascii=False) + "\n").encode()
                 shards.add({name: data, f"{split}.jsonl": record})
