@@ -97,25 +97,25 @@ def relevance_section() -> str:
     return RELEVANCE.read_text().split("\n## ", 1)[-1].split("\n", 1)[1].strip()
 
 
-LOCATE = ROOT / "docs" / "LOCATE.md"
+DOCS = ROOT / "docs"
 
 
-def locate_section() -> str:
-    """The body of ``docs/LOCATE.md`` below its title, its headings one level down."""
-    if not LOCATE.is_file():
-        return "(not run yet: `python -m training.eval locate`)"
-    body = LOCATE.read_text().split("\n", 1)[-1].strip()
+def embedded(name: str, missing: str, demote: bool = True) -> str:
+    """The body of ``docs/<name>`` below its title (its ``##`` headings one level down), or ``missing``."""
+    path = DOCS / name
+    if not path.is_file():
+        return missing
+    body = path.read_text().split("\n", 1)[-1].strip()
+    if not demote:
+        return body
     return "\n".join("#" + line if line.startswith("## ") else line for line in body.splitlines())
 
 
-BATCH = ROOT / "docs" / "BATCH.md"
-
-
-def batch_section() -> str:
-    """The body of ``docs/BATCH.md`` below its title."""
-    if not BATCH.is_file():
-        return "(not run yet: `python -m bench.batch_throughput`)"
-    return BATCH.read_text().split("\n", 1)[1].strip()
+NO_DETECTOR = (
+    "No detector is shipped yet (it needs a GPU session: `models/README.md`); once one is, `python -m "
+    "training.eval detector --data data/rendered --peer` measures it on the held-out splits and MiniWoB++ "
+    "seeds 1000-1099 beside OmniParser v2's detector."
+)
 
 
 def kept_section(heading: str) -> str:
@@ -219,11 +219,19 @@ Run time per section: {runtime}.
 
 ## Locating elements (from `docs/LOCATE.md`, written by `python -m training.eval locate`)
 
-{locate_section()}
+{embedded("LOCATE.md", "(not run yet: `python -m training.eval locate`)")}
 
 ## Batch throughput (from `docs/BATCH.md`, written by `python -m bench.batch_throughput`)
 
-{batch_section()}
+{embedded("BATCH.md", "(not run yet: `python -m bench.batch_throughput`)", demote=False)}
+
+## UI element detector (from `docs/DETECTOR.md`, written by `python -m training.eval detector --peer`)
+
+{embedded("DETECTOR.md", NO_DETECTOR)}
+
+## Attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
+
+{embedded("ATTRIBUTES.md", "(not run yet: `python -m training.eval attributes`)")}
 """
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(text)

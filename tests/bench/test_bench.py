@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from bench.quality import Boxed, greedy_match, iou_matrix, score_screen, text_found, total
@@ -110,3 +111,15 @@ def test_one_real_measurement_on_a_tiny_rendered_screen(tmp_path: Path) -> None:
     assert counts.recall is not None and 0.0 <= counts.recall <= 1.0
     assert counts.text_recall is not None and counts.text_recall > 0.0  # grid buttons carry plain words
     assert summary(measured)["n"] == 1
+
+
+def test_report_embeds_evaluation_docs_or_says_how_to_make_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bench.__main__ as report
+
+    monkeypatch.setattr(report, "DOCS", tmp_path)
+    assert report.embedded("DETECTOR.md", report.NO_DETECTOR).startswith("No detector is shipped yet")
+    (tmp_path / "DETECTOR.md").write_text("# Detector evaluation\n\nintro\n\n## Per source\n\n| a |\n")
+    assert report.embedded("DETECTOR.md", "missing") == "intro\n\n### Per source\n\n| a |"
+    assert report.embedded("DETECTOR.md", "missing", demote=False) == "intro\n\n## Per source\n\n| a |"
