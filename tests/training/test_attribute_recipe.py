@@ -146,3 +146,16 @@ def test_text_free_targets_and_balanced_sampling(tmp_path: Path) -> None:
     uniform = balanced_batches(samples, 100, seed=0, power=0.0)
     drawn = [state_key(s) for _ in range(20) for s in next(uniform)]
     assert drawn.count("checkbox|1|-|0|0") / len(drawn) < 0.05
+
+
+def test_learning_rate_decays_by_steps_or_by_the_time_budget() -> None:
+    from training.attributes.train import TrainConfig, _lr
+
+    config = TrainConfig(data="d", out="o", steps=1000, lr=1e-3, warmup=100, minutes=8)
+    assert _lr(0, config, time_spent=0.9) == pytest.approx(1e-5), "warm-up ignores the clock"
+    assert _lr(100, config) == pytest.approx(1e-3)
+    assert _lr(550, config) == pytest.approx(5e-4)
+    assert _lr(1000, config) == pytest.approx(0.0, abs=1e-12)
+    # a slow machine: few steps done, but the budget is half spent -> half-way down the cosine
+    assert _lr(150, config, time_spent=0.5) == pytest.approx(5e-4)
+    assert _lr(150, config, time_spent=1.0) == pytest.approx(0.0, abs=1e-12)

@@ -91,10 +91,15 @@ class Encoder:
         }
 
 
-def _lr(step: int, config: TrainConfig) -> float:
+def _lr(step: int, config: TrainConfig, time_spent: float = 0.0) -> float:
+    """Linear warm-up, then cosine decay to 0 by ``steps`` or, with a time budget, by its end if sooner.
+
+    ``time_spent`` is the share of ``minutes`` used so far, so a time-boxed run ends with a decayed rate
+    however many steps the machine manages.
+    """
     if step < config.warmup:
         return config.lr * (step + 1) / config.warmup
-    progress = (step - config.warmup) / max(1, config.steps - config.warmup)
+    progress = max((step - config.warmup) / max(1, config.steps - config.warmup), time_spent)
     return config.lr * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
 
 
@@ -190,9 +195,11 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     for batch in loader:
         if step >= config.steps:
             break
-        out_of_time = time.perf_counter() >= deadline
+        now = time.perf_counter()
+        out_of_time = now >= deadline
+        time_spent = (now - started) / (60 * config.minutes) if config.minutes else 0.0
         for group in optimizer.param_groups:
-            group["lr"] = _lr(step, config)
+            group["lr"] = _lr(step, config, time_spent)
         batch = {k: v.to(config.device) for k, v in batch.items()}
         loss = model(**batch).loss
         optimizer.zero_grad(set_to_none=True)
@@ -205,7 +212,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
             log.write(json.dumps({"step": step, "loss": round(loss.item(), 5)}) + "\n")
         if step % 50 == 0:
             rate = seen / (time.perf_counter() - started)
-            lr = _lr(step, config)
+            lr = optimizer.param_groups[0]["lr"]
             print(f"step {step} loss {loss.item():.4f} lr {lr:.2e} {rate:.0f} views/s", flush=True)
         if step % config.eval_every == 0 or step == config.steps or out_of_time:
             accuracy = type_accuracy(val_samples, generate(model, encoder, val_samples, config.device))
