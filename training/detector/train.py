@@ -38,7 +38,7 @@ def train(
     """Run Ultralytics training; returns the path of ``best.pt``.
 
     ``init`` starts from this project's own earlier weights (a ``.pt`` of a previous run, e.g. the shipped
-    ``models/ui-yolov8.pt``) with a fresh schedule: how CPU sessions continue one another's training.
+    ``models/ui-yolov8.pt``) with a fresh schedule: how one time-boxed GPU call continues another's.
     ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one). ``hours`` > 0 bounds
     the run by time instead of ``epochs`` (Ultralytics re-plans the epochs and the schedule after the first):
     how a run fits a GPU machine's 10-minute call.
