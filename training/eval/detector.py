@@ -145,14 +145,19 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
         result.total[name] += int(wanted.sum())
         mine = pred_cls == c
         result.found[name] += greedy_matches(truth_boxes[wanted], pred_boxes[mine], scores[mine])
-    interactive = np.asarray([e.is_interactive for e in truth], dtype=bool)
-    result.interactive_total += int(interactive.sum())
-    found, matched = agnostic_matches(screen, truth_boxes[interactive], pred_boxes, scores)
+    interactive = interactive_truth(screen, classes)
+    result.interactive_total += len(interactive)
+    found, matched = agnostic_matches(screen, interactive, pred_boxes, scores)
     result.interactive_found += found
     result.predictions += len(predicted)
     result.predictions_matched += matched
     result.map_targets.append(sv.Detections(xyxy=truth_boxes, class_id=truth_cls))
     result.map_predictions.append(sv.Detections(xyxy=pred_boxes, class_id=pred_cls, confidence=scores))
+
+
+def interactive_truth(screen: Screen, classes: Sequence[str]) -> Boxes:
+    """The boxes of the screen's interactive labels whose type maps to one of the detector's classes."""
+    return _boxes([e for e in screen.labels if YOLO_MERGE[e.type] in classes and e.is_interactive])
 
 
 def agnostic_matches(screen: Screen, interactive: Boxes, predicted: Boxes, scores: Boxes) -> tuple[int, int]:
@@ -170,8 +175,7 @@ def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes
     boxes, scores = peer(screen.image)
     counts = result.peer = result.peer or PeerResult()
     counts.seconds += time.perf_counter() - started
-    interactive = _boxes([e for e in screen.labels if YOLO_MERGE[e.type] in classes and e.is_interactive])
-    found, matched = agnostic_matches(screen, interactive, boxes, scores)
+    found, matched = agnostic_matches(screen, interactive_truth(screen, classes), boxes, scores)
     counts.interactive_found += found
     counts.predictions += len(boxes)
     counts.predictions_matched += matched
