@@ -45,13 +45,14 @@ PROFILES: dict[str, Profile] = {
             "fast",
             (
                 ("text", None),
+                ("regions", None),
                 ("detect", "yolo-onnx"),
                 ("merge", "default"),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
                 ("relevance", None),
             ),
-            "OCR + the YOLOv8 UI detector; no segmentation.",
+            "OCR + segmentation + the UI element detector (controls at their full extent).",
         ),
         Profile(
             "full",

@@ -45,8 +45,10 @@ class Settings(BaseSettings):
     icon_min_size: int = Field(8, ge=4, description="Smallest icon side in pixels.")
     icon_max_size: int = Field(96, ge=8, description="Largest icon side in pixels.")
     models_dir: Path = Field(REPO_ROOT / "models", description="Folder of shipped models and manifest.json.")
-    detector_model: str = Field("ui-yolov8", description="Detector name in models/manifest.json.")
-    detector_conf: float = Field(0.25, ge=0.0, le=1.0, description="Detector confidence threshold.")
+    detector_model: str = Field("ui-detector", description="Detector name in models/manifest.json.")
+    detector_conf: float | None = Field(
+        None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
+    )
     attribute_model: str = Field(
         "ui-pix2struct", description="Attribute model (semi-masked Pix2Struct) name in models/manifest.json."
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,9 @@ from detact_service.stages import RGBImage, StageUnavailable, cached_model
 
 NMS_IOU = 0.5
 LETTERBOX_FILL = 114  # Ultralytics' padding grey
+STRIDE = 32  # YOLO's largest feature stride: dynamic inputs are padded to a multiple of it
+CLASSLESS = frozenset({"icon", "interactive", "element"})
+"""Class names of one-class interactable detectors: their boxes are controls of a type the merge decides."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class DetectorSpec:
     classes: tuple[str, ...]
     input_size: int
     sha256: str | None
+    conf: float = 0.25
 
 
 def read_manifest(models_dir: Path) -> list[dict[str, Any]]:
@@ -58,6 +63,7 @@ def detector_model_path(settings: Settings) -> DetectorSpec:
                 classes=tuple(entry["classes"]),
                 input_size=int(entry.get("input_size", 640)),
                 sha256=entry.get("sha256"),
+                conf=float(entry.get("conf", 0.25)),
             )
     raise StageUnavailable(
         f"no detector named {settings.detector_model!r} in {settings.models_dir / 'manifest.json'} "
@@ -65,14 +71,33 @@ def detector_model_path(settings: Settings) -> DetectorSpec:
     )
 
 
-def letterbox(image: RGBImage, size: int) -> tuple[npt.NDArray[np.float32], float, tuple[float, float]]:
-    """Resize keeping aspect ratio and pad to ``size`` square; returns CHW float input, scale, padding."""
+def input_hw(model_shape: Sequence[object], height: int, width: int, size: int) -> tuple[int, int]:
+    """The network input for an image: the model's fixed one, else the image's aspect ratio kept.
+
+    With dynamic axes the longer side becomes ``size`` and each side is padded up to the stride, so a
+    1080x2340 phone screen is read at 320x640 rather than squeezed into a 640 square with 3/4 padding.
+    """
+    fixed_h, fixed_w = model_shape[2], model_shape[3]
+    if isinstance(fixed_h, int) and isinstance(fixed_w, int):
+        return fixed_h, fixed_w
+    scale = size / max(height, width)
+    return (
+        max(STRIDE, math.ceil(height * scale / STRIDE) * STRIDE),
+        max(STRIDE, math.ceil(width * scale / STRIDE) * STRIDE),
+    )
+
+
+def letterbox(
+    image: RGBImage, size: int | tuple[int, int]
+) -> tuple[npt.NDArray[np.float32], float, tuple[float, float]]:
+    """Resize keeping aspect ratio and pad to ``size`` (square, or ``(h, w)``); CHW input, scale, padding."""
+    out_h, out_w = (size, size) if isinstance(size, int) else size
     height, width = image.shape[:2]
-    scale = min(size / width, size / height)
+    scale = min(out_w / width, out_h / height)
     new_w, new_h = max(round(width * scale), 1), max(round(height * scale), 1)
-    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
-    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
-    canvas = np.full((size, size, 3), LETTERBOX_FILL, dtype=np.uint8)
+    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)  # as Ultralytics trains
+    pad_x, pad_y = (out_w - new_w) / 2, (out_h - new_h) / 2
+    canvas = np.full((out_h, out_w, 3), LETTERBOX_FILL, dtype=np.uint8)
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas.transpose(2, 0, 1).astype(np.float32) / 255.0, scale, (left, top)
@@ -85,8 +110,12 @@ def decode(
     width: int,
     height: int,
     conf: float,
+    agnostic: bool = False,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """YOLOv8 head output ``(4 + classes, anchors)`` to xyxy boxes in image pixels, scores, classes."""
+    """YOLO head output ``(4 + classes, anchors)`` to xyxy boxes in image pixels, scores, classes.
+
+    ``agnostic`` suppresses overlapping boxes across classes too (one element per place on screen).
+    """
     predictions = output.T
     class_scores = predictions[:, 4:]
     classes = class_scores.argmax(axis=1)
@@ -102,13 +131,17 @@ def decode(
     if len(boxes) == 0:
         return boxes, scores, classes
     xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
+    nms_classes = np.zeros_like(classes) if agnostic else classes
+    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), nms_classes.tolist(), conf, NMS_IOU)
     kept = np.asarray(picked, dtype=np.int64).reshape(-1)
     return boxes[kept], scores[kept], classes[kept]
 
 
 def class_to_type(name: str) -> ElementType:
-    """Map a detector class name to an element type (unknown names become regions)."""
+    """Map a detector class name to an element type (a one-class detector's boxes are icons until the
+    merge gives them their text; unknown names become regions)."""
+    if name in CLASSLESS:
+        return ElementType.ICON
     try:
         return ElementType(name)
     except ValueError:
@@ -146,27 +179,38 @@ class YoloOnnxDetector:
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         session = self._session()
-        prepared = [letterbox(image, self.spec.input_size) for image in images]
-        input_name = session.get_inputs()[0].name
-        fixed_batch = session.get_inputs()[0].shape[0]
-        if isinstance(fixed_batch, int):  # a model exported without a dynamic batch axis
-            outputs = [session.run(None, {input_name: p[0][None]})[0][0] for p in prepared]
-        else:
-            outputs = list(session.run(None, {input_name: np.stack([p[0] for p in prepared])})[0])
+        model_input = session.get_inputs()[0]
+        shapes = [
+            input_hw(model_input.shape, image.shape[0], image.shape[1], self.spec.input_size)
+            for image in images
+        ]
+        prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]
+        outputs: list[npt.NDArray[np.float32]] = [np.empty(0, np.float32)] * len(images)
+        batchable = not isinstance(model_input.shape[0], int)
+        for shape in dict.fromkeys(shapes):  # one call per input shape, the images of that shape batched
+            members = [i for i, s in enumerate(shapes) if s == shape]
+            groups = [members] if batchable else [[i] for i in members]
+            for group in groups:
+                batch = np.stack([prepared[i][0] for i in group])
+                for i, output in zip(group, session.run(None, {model_input.name: batch})[0], strict=True):
+                    outputs[i] = output
+        conf = self.settings.detector_conf if self.settings.detector_conf is not None else self.spec.conf
+        agnostic = all(name in CLASSLESS for name in self.spec.classes)
         results = []
         for image, parse, (_, scale, padding), output in zip(images, parses, prepared, outputs, strict=True):
             boxes, scores, classes = decode(
-                output, scale, padding, image.shape[1], image.shape[0], self.settings.detector_conf
+                output, scale, padding, image.shape[1], image.shape[0], conf, agnostic=agnostic
             )
+            sizable = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
             found = [
                 Element.from_xyxy(
                     box,
                     type=class_to_type(self.spec.classes[cls]),
                     score=round(float(score), 4),
                     source="detector",
+                    interactive=True,
                 )
-                for box, score, cls in zip(boxes, scores, classes, strict=True)
-                if box[2] - box[0] >= 1 and box[3] - box[1] >= 1
+                for box, score, cls in zip(boxes[sizable], scores[sizable], classes[sizable], strict=True)
             ]
             results.append(parse.with_elements([*parse.elements, *found]))
         return results

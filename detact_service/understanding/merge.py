@@ -1,9 +1,14 @@
 """Merge: OCR lines, segments and detector boxes become one de-duplicated list in reading order.
 
+- A detector box and a typed segment of the same control become one element: the detector's extent
+  with the segment's type and state (a checkbox stays a checkbox).
 - Boxes from segmenters and detectors that overlap (IoU above a threshold) are de-duplicated, keeping the
   more trusted source (detector over segmenter) and then the higher score.
-- Text inside an atomic widget (button, input, link, tab, ...) becomes that widget's text; text inside a
-  container (region, image) stays its own element.
+- A detector box that holds two or more other controls is a group (a toolbar, a card), not a control,
+  and is dropped: no element contains more than one control.
+- Text inside an atomic widget (button, input, link, tab, any detector box) becomes that widget's text;
+  text inside a container (region, image) stays its own element. A detector box with text is a button,
+  or a list item when it spans most of the screen's width; without text it is an icon button.
 - Ids are assigned 0..N-1 in reading order: rows top to bottom, left to right within a row.
 """
 
@@ -21,8 +26,27 @@ from detact_service.stages import BaseStage, RGBImage
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
 SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
+SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the same control
+GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
+ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
+SPECIFIC_TYPES = frozenset(
+    {
+        ElementType.BUTTON,
+        ElementType.INPUT,
+        ElementType.TEXTAREA,
+        ElementType.CHECKBOX,
+        ElementType.RADIO,
+        ElementType.DROPDOWN,
+        ElementType.TAB,
+        ElementType.LINK,
+        ElementType.TOGGLE,
+        ElementType.SLIDER,
+        ElementType.MENU_ITEM,
+    }
+)
 LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label may sit from it
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
+LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
 TEXT_HOLDERS = frozenset(
     {
         ElementType.BUTTON,
@@ -59,9 +83,108 @@ def deduplicate(elements: Sequence[Element], iou: float = DUPLICATE_IOU) -> list
     return [e for e, kept in zip(elements, keep, strict=True) if kept]
 
 
+def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
+    """A detector box and a typed segment of the same control become the detector box, typed."""
+    detected = [i for i, w in enumerate(widgets) if w.source == "detector"]
+    typed = [i for i, w in enumerate(widgets) if w.source != "detector" and w.type in SPECIFIC_TYPES]
+    if not detected or not typed:
+        return list(widgets)
+    ious = iou_matrix(
+        np.asarray([widgets[i].bbox for i in typed], dtype=np.float64),
+        np.asarray([widgets[i].bbox for i in detected], dtype=np.float64),
+    )
+    best = ious.argmax(axis=1)
+    out = list(widgets)
+    dropped: set[int] = set()
+    claimed: set[int] = set()
+    for row in np.argsort(-ious.max(axis=1)):
+        column = int(best[row])
+        if ious[row, column] < SAME_CONTROL_IOU or column in claimed:
+            continue
+        segment, detector_index = widgets[typed[row]], detected[column]
+        out[detector_index] = out[detector_index].replace(
+            type=segment.type, state=segment.state, text=segment.text or out[detector_index].text
+        )
+        claimed.add(column)
+        dropped.add(typed[row])
+    return [w for i, w in enumerate(out) if i not in dropped]
+
+
+def drop_groups(widgets: Sequence[Element]) -> list[Element]:
+    """Drop detector boxes that hold two or more other controls (a toolbar, a card, a dialog)."""
+    detected = np.asarray([w.source == "detector" for w in widgets])
+    if detected.sum() == 0 or len(widgets) < 3:
+        return list(widgets)
+    boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
+    controls = np.asarray([w.is_interactive for w in widgets])
+    inside = containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
+    np.fill_diagonal(inside, False)
+    areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
+    inside &= areas[:, None] < areas[None, :]
+    held = (inside & controls[:, None]).sum(axis=0)
+    marks = np.asarray([w.type in MARK_CONTROLS for w in widgets])
+    holds_mark = (inside & marks[:, None]).any(axis=0)  # a checkbox row: the checkbox carries the label
+    group = detected & ~marks & ((held >= 2) | holds_mark)
+    return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
+
+
+def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
+    """Drop untyped segments (a glyph, a picture) inside a detector box: the control is the box."""
+    detected = np.asarray([w.source == "detector" for w in widgets])
+    untyped = np.asarray([w.source != "detector" and w.type not in SPECIFIC_TYPES for w in widgets])
+    if not detected.any() or not untyped.any():
+        return list(widgets)
+    boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
+    inside = containment(boxes[untyped], boxes[detected]) >= GROUP_INSIDE
+    drop = np.zeros(len(widgets), dtype=bool)
+    drop[np.flatnonzero(untyped)[inside.any(axis=1)]] = True
+    return [w for w, dropped in zip(widgets, drop, strict=True) if not dropped]
+
+
+def label_marks(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
+    """A checkbox, radio or toggle without text takes the text line right of it (else left) as its label."""
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    taken: set[int] = set()
+    out = []
+    for widget in widgets:
+        if widget.type in LABELLED_MARKS and not widget.text and len(text_boxes):
+            x1, y1, x2, y2 = widget.bbox
+            height = y2 - y1
+            same_row = np.abs((text_boxes[:, 1] + text_boxes[:, 3]) / 2 - (y1 + y2) / 2) <= 0.75 * height
+            right_gap = text_boxes[:, 0] - x2
+            left_gap = x1 - text_boxes[:, 2]
+            gap = np.where(right_gap >= -2, right_gap, left_gap + LABEL_GAP * height)  # right side first
+            gap = np.where(same_row & (gap >= -2) & (gap <= 2 * LABEL_GAP * height), gap, np.inf)
+            gap[list(taken)] = np.inf
+            nearest = int(gap.argmin())
+            if np.isfinite(gap[nearest]):
+                taken.add(nearest)
+                widget = widget.replace(text=texts[nearest].text)
+        out.append(widget)
+    return [t for i, t in enumerate(texts) if i not in taken], out
+
+
+def iou_matrix(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Pairwise IoU of xyxy boxes."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    return np.asarray(sv.box_iou_batch(a, b), dtype=np.float64)
+
+
+def type_detected_boxes(widgets: Sequence[Element], screen_width: int) -> list[Element]:
+    """Untyped detector boxes: with text a button (a list row when screen-wide), without an icon button."""
+    out = []
+    for widget in widgets:
+        if widget.source == "detector" and widget.type is ElementType.ICON and widget.text:
+            row = widget.width >= ROW_WIDTH * screen_width
+            widget = widget.replace(type=ElementType.LIST_ITEM if row else ElementType.BUTTON)
+        out.append(widget)
+    return out
+
+
 def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
     """Give text lines to the smallest text-holding widget that contains them; return (texts, widgets)."""
-    holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS]
+    holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS or w.source == "detector"]
     if not texts or not holders:
         return list(texts), list(widgets)
     text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
@@ -164,13 +287,18 @@ def has_label(control: Element, text_boxes: npt.NDArray[np.float64]) -> bool:
     return bool((same_row & near).any())
 
 
-def merge_elements(elements: Sequence[Element]) -> list[Element]:
+def merge_elements(elements: Sequence[Element], screen_width: int | None = None) -> list[Element]:
     """The merge stage's work on one screen's raw elements."""
-    texts = [e for e in elements if e.type is ElementType.TEXT and e.source == "ocr"]
-    others = deduplicate([e for e in elements if not (e.type is ElementType.TEXT and e.source == "ocr")])
+    is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
+    texts = [e for e, text in zip(elements, is_text, strict=True) if text]
+    others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
+    others = drop_glyphs_in_controls(drop_groups(deduplicate(others)))
     texts = drop_misread_widgets(texts, others)
     texts, others = attach_text(texts, others)
     others = unlabelled_marks_to_icons(texts, others)
+    texts, others = label_marks(texts, others)
+    if screen_width is not None:
+        others = type_detected_boxes(others, screen_width)
     ordered = reading_order([*texts, *others])
     return [element.replace(id=index) for index, element in enumerate(ordered)]
 
@@ -182,4 +310,4 @@ class MergeStage(BaseStage):
     name = "default"
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        return [parse.with_elements(merge_elements(parse.elements)) for parse in parses]
+        return [parse.with_elements(merge_elements(parse.elements, parse.width)) for parse in parses]

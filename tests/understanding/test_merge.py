@@ -65,10 +65,7 @@ def test_a_checkbox_misread_as_a_glyph_is_not_also_text() -> None:
         text((40, 10, 140, 32), "Accept terms"),
     ]
     merged = merge_elements(elements)
-    assert [(e.type, e.text) for e in merged] == [
-        (ElementType.CHECKBOX, None),
-        (ElementType.TEXT, "Accept terms"),
-    ]
+    assert [(e.type, e.text) for e in merged] == [(ElementType.CHECKBOX, "Accept terms")]
 
 
 def test_an_icon_read_as_a_symbol_by_ocr_is_kept_once() -> None:
@@ -91,10 +88,62 @@ def test_controls_need_a_label_unless_they_are_an_empty_box() -> None:
         Element(bbox=(500, 10, 520, 30), type=ElementType.CHECKBOX, source="segment", state=empty),
     ]
     merged = merge_elements(elements)
-    assert [(e.type, e.state.checked) for e in merged] == [
-        (ElementType.CHECKBOX, True),
-        (ElementType.TEXT, None),
-        (ElementType.ICON, None),
-        (ElementType.ICON, None),
-        (ElementType.CHECKBOX, False),
+    assert [(e.type, e.state.checked, e.text) for e in merged] == [
+        (ElementType.CHECKBOX, True, "Accept terms"),
+        (ElementType.ICON, None, None),
+        (ElementType.ICON, None, None),
+        (ElementType.CHECKBOX, False, None),
     ]
+
+
+def detected(box: tuple[int, int, int, int]) -> Element:
+    return Element(bbox=box, type=ElementType.ICON, source="detector", score=0.8, interactive=True)
+
+
+def test_a_detector_box_takes_the_type_and_state_of_the_segment_of_the_same_control() -> None:
+    elements = [
+        detected((100, 100, 400, 140)),
+        Element(bbox=(104, 104, 396, 136), type=ElementType.INPUT, source="segment"),
+        text((110, 110, 200, 130), "Search"),
+    ]
+    merged = merge_elements(elements, screen_width=1280)
+    assert [(e.type, e.bbox, e.text) for e in merged] == [(ElementType.INPUT, (100, 100, 400, 140), "Search")]
+
+
+def test_a_padded_icon_button_is_its_clickable_box_not_its_glyph() -> None:
+    elements = [
+        detected((10, 10, 50, 50)),
+        Element(bbox=(22, 22, 38, 38), type=ElementType.ICON, source="segment"),
+    ]
+    merged = merge_elements(elements, screen_width=1280)
+    assert [(e.type, e.bbox, e.source) for e in merged] == [(ElementType.ICON, (10, 10, 50, 50), "detector")]
+
+
+def test_a_box_around_several_controls_is_a_group_and_each_control_stays() -> None:
+    toolbar = detected((0, 0, 300, 60))
+    buttons = [detected((10 + 60 * i, 10, 50 + 60 * i, 50)) for i in range(4)]
+    merged = merge_elements([toolbar, *buttons], screen_width=1280)
+    assert [e.bbox for e in merged] == [b.bbox for b in buttons]
+
+
+def test_a_list_row_is_one_element_with_its_text_and_icon() -> None:
+    elements = [
+        detected((0, 200, 1080, 330)),
+        Element(bbox=(30, 240, 80, 290), type=ElementType.IMAGE, source="segment"),
+        text((120, 220, 500, 260), "Wi-Fi"),
+        text((120, 270, 600, 310), "Connected to home"),
+    ]
+    merged = merge_elements(elements, screen_width=1080)
+    assert [(e.type, e.bbox, e.text) for e in merged] == [
+        (ElementType.LIST_ITEM, (0, 200, 1080, 330), "Wi-Fi Connected to home")
+    ]
+
+
+def test_text_outside_every_box_stays_a_text_element_and_a_box_with_text_is_a_button() -> None:
+    elements = [
+        detected((600, 600, 800, 650)),
+        text((640, 610, 760, 640), "Submit"),
+        text((10, 10, 200, 40), "Title"),
+    ]
+    merged = merge_elements(elements, screen_width=1920)
+    assert [(e.type, e.text) for e in merged] == [(ElementType.TEXT, "Title"), (ElementType.BUTTON, "Submit")]

@@ -34,6 +34,8 @@ def train(
     warmup_epochs: float = 3.0,
     close_mosaic: int = 10,
     hours: float = 0.0,
+    freeze: int = 0,
+    mosaic: float = 0.5,
 ) -> Path:
     """Run Ultralytics training; returns the path of ``best.pt``.
 
@@ -41,7 +43,8 @@ def train(
     ``models/ui-yolov8.pt``) with a fresh schedule: how one time-boxed GPU call continues another's.
     ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one). ``hours`` > 0 bounds
     the run by time instead of ``epochs`` (Ultralytics re-plans the epochs and the schedule after the first):
-    how a run fits a GPU machine's 10-minute call.
+    how a run fits a GPU machine's 10-minute call. ``freeze`` keeps the first N layers fixed (11: the YOLO11
+    backbone), what makes fine-tuning a pretrained detector fit a CPU session.
     """
     go_offline()
     without_polars()
@@ -77,7 +80,8 @@ def train(
             amp=device != "cpu",
             # UI screens are not natural photos: no flips (text reads one way) and mild colour jitter.
             fliplr=0.0,
-            mosaic=0.5,
+            mosaic=mosaic,
+            freeze=freeze or None,
             hsv_h=0.01,
             hsv_s=0.4,
             hsv_v=0.3,
@@ -133,6 +137,8 @@ def main() -> None:
     parser.add_argument("--warmup-epochs", type=float, default=3.0)
     parser.add_argument("--close-mosaic", type=int, default=10, help="last epochs without mosaic")
     parser.add_argument("--hours", type=float, default=0.0, help="bound the run by time (overrides --epochs)")
+    parser.add_argument("--freeze", type=int, default=0, help="keep the first N layers fixed (11: backbone)")
+    parser.add_argument("--mosaic", type=float, default=0.5, help="share of mosaic-augmented training images")
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     best = train(
@@ -153,6 +159,8 @@ def main() -> None:
         args.warmup_epochs,
         args.close_mosaic,
         args.hours,
+        args.freeze,
+        args.mosaic,
     )
     print(best)
 

@@ -1,0 +1,152 @@
+"""Clickable-view recall on real Android screens: ``python -m training.eval phone``.
+
+A clickable view of ``phone_real`` counts as found when some predicted box overlaps it at IoU >= 0.5
+(each prediction used once, the best overlaps first) and as centre-hit when the centre of some
+predicted box lies inside it. Elements per screen is the number of boxes a method returns: recall bought
+by flooding an agent's prompt shows up there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from detact_service.core import ScreenParse
+from detact_service.settings import Settings
+from training.data.phone_real import PhoneScreen
+
+Boxes = npt.NDArray[np.float64]
+BoxFinder = Callable[[npt.NDArray[np.uint8]], Boxes]
+IOU = 0.5
+
+
+@dataclass
+class PhoneScore:
+    """Totals over a set of screens for one method."""
+
+    targets: int = 0
+    matched: int = 0
+    centre_hits: int = 0
+    predicted: int = 0
+    screens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / max(self.targets, 1)
+
+    @property
+    def centre_hit(self) -> float:
+        return self.centre_hits / max(self.targets, 1)
+
+    @property
+    def per_screen(self) -> float:
+        return self.predicted / max(self.screens, 1)
+
+    @property
+    def ms_per_screen(self) -> float:
+        return 1000.0 * self.seconds / max(self.screens, 1)
+
+
+def matched_targets(targets: Boxes, predicted: Boxes, iou_threshold: float = IOU) -> int:
+    """Targets matched one-to-one by a prediction at IoU >= threshold (greedy, best pairs first)."""
+    import supervision as sv
+
+    if len(targets) == 0 or len(predicted) == 0:
+        return 0
+    ious = np.asarray(sv.box_iou_batch(targets, predicted))
+    pairs = np.argwhere(ious >= iou_threshold)
+    order = np.argsort(-ious[pairs[:, 0], pairs[:, 1]])
+    used_targets: set[int] = set()
+    used_predictions: set[int] = set()
+    for target, prediction in pairs[order]:
+        if target not in used_targets and prediction not in used_predictions:
+            used_targets.add(int(target))
+            used_predictions.add(int(prediction))
+    return len(used_targets)
+
+
+def centre_hits(targets: Boxes, predicted: Boxes) -> int:
+    """Targets that hold the centre of at least one predicted box."""
+    if len(targets) == 0 or len(predicted) == 0:
+        return 0
+    cx = (predicted[:, 0] + predicted[:, 2]) / 2
+    cy = (predicted[:, 1] + predicted[:, 3]) / 2
+    inside = (
+        (cx[None, :] >= targets[:, 0:1])
+        & (cx[None, :] <= targets[:, 2:3])
+        & (cy[None, :] >= targets[:, 1:2])
+        & (cy[None, :] <= targets[:, 3:4])
+    )
+    return int(inside.any(axis=1).sum())
+
+
+def score(screens: Iterable[PhoneScreen], finder: BoxFinder) -> PhoneScore:
+    """Run ``finder`` on every screen and total its recall, centre hits, boxes and time."""
+    totals = PhoneScore()
+    for screen in screens:
+        with Image.open(screen.image_path) as opened:
+            image = np.asarray(opened.convert("RGB"))
+        start = time.perf_counter()
+        predicted = np.asarray(finder(image), dtype=np.float64).reshape(-1, 4)
+        totals.seconds += time.perf_counter() - start
+        totals.screens += 1
+        totals.targets += len(screen.clickable)
+        totals.predicted += len(predicted)
+        totals.matched += matched_targets(screen.clickable, predicted)
+        totals.centre_hits += centre_hits(screen.clickable, predicted)
+    return totals
+
+
+def detector_finder(settings: Settings) -> BoxFinder:
+    """The shipped detector stage alone (its boxes, no OCR and no merge)."""
+    from detact_service.stages import create_stage
+
+    stage = create_stage("detect", "yolo-onnx", settings)
+
+    def find(image: npt.NDArray[np.uint8]) -> Boxes:
+        parse = ScreenParse(width=image.shape[1], height=image.shape[0])
+        elements = stage.run([image], [parse])[0].elements
+        return np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+
+    return find
+
+
+def parse_finder(settings: Settings, profile: str) -> BoxFinder:
+    """Every element of a full parse with ``profile``."""
+    from detact_service.pipeline import get_pipeline
+
+    pipeline = get_pipeline(settings, profile)
+
+    def find(image: npt.NDArray[np.uint8]) -> Boxes:
+        elements = pipeline.parse(image).elements
+        return np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+
+    return find
+
+
+def report(split: str, methods: dict[str, BoxFinder], limit: int | None = None) -> str:
+    """A Markdown table of every method on one split of ``phone_real``."""
+    from training.data.phone_real import load_screens
+
+    screens = list(load_screens(split=split))[:limit]
+    lines = [
+        f"phone_real `{split}` split: {len(screens)} screens of "
+        f"{len({s.app for s in screens})} apps, {sum(len(s.clickable) for s in screens)} clickable views.",
+        "",
+        "| method | recall@0.5 | centre-hit | elements / screen | ms / screen |",
+        "|---|---|---|---|---|",
+    ]
+    for name, finder in methods.items():
+        totals = score(screens, finder)
+        lines.append(
+            f"| {name} | {totals.recall:.3f} | {totals.centre_hit:.3f} | {totals.per_screen:.1f} "
+            f"| {totals.ms_per_screen:.0f} |"
+        )
+        print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
