@@ -53,7 +53,7 @@ def write_model(folder: Path) -> Path:
     path = folder / "tiny.onnx"
     onnx.save(model, path)
     entry = {
-        "name": "ui-yolov8",
+        "name": "ui-detector",
         "kind": "detector",
         "file": path.name,
         "classes": CLASSES,
@@ -88,7 +88,7 @@ def test_detector_decodes_boxes_into_image_pixels_with_nms(settings: Settings) -
             (ElementType.CHECKBOX, (88, 40, 104, 56), 0.7),
         ]
         assert all(e.source == "detector" for e in parse.elements)
-    assert stage.model_version().startswith("ui-yolov8:")
+    assert stage.model_version().startswith("ui-detector:")
 
 
 def test_profiles_needing_the_detector_follow_the_manifest(settings: Settings, tmp_path: Path) -> None:

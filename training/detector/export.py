@@ -18,7 +18,7 @@ from training.detector.offline import go_offline
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 
 
-def export_onnx(weights: Path, imgsz: int, out_dir: Path, name: str = "ui-yolov8") -> Path:
+def export_onnx(weights: Path, imgsz: int, out_dir: Path, name: str = "ui-detector") -> Path:
     """ONNX with a dynamic batch axis (the runtime batches concurrent requests), copied to ``out_dir``."""
     go_offline()
     from ultralytics import YOLO
@@ -35,7 +35,7 @@ def record(
     classes: list[str],
     imgsz: int,
     models_dir: Path,
-    name: str = "ui-yolov8",
+    name: str = "ui-detector",
     **extra: Any,
 ) -> dict[str, Any]:
     """Add or replace the detector's entry in ``models_dir/manifest.json``."""
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("weights", type=Path)
     parser.add_argument("--imgsz", type=int, default=1024)
     parser.add_argument("--models-dir", type=Path, default=MODELS_DIR)
-    parser.add_argument("--name", default="ui-yolov8")
+    parser.add_argument("--name", default="ui-detector")
     parser.add_argument("--data-version", default="unknown")
     parser.add_argument("--metrics", default="{}", help="JSON object of evaluation metrics")
     parser.add_argument("--command", default="", help="the training command, for the record")
