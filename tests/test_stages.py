@@ -162,3 +162,27 @@ def test_backend_modules_do_not_import_the_pipeline() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_wheel_can_bring_a_backend_through_an_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    (site / "toy_ep_plugin-0.1.dist-info").mkdir(parents=True)
+    (site / "toy_ep_plugin-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toy-ep-plugin\nVersion: 0.1\n"
+    )
+    (site / "toy_ep_plugin-0.1.dist-info" / "entry_points.txt").write_text(
+        "[detact_service.backends]\ntoy-ep = toy_ep_module:Tint\n"
+    )
+    (site / "toy_ep_module.py").write_text(
+        "from detact_service.stages import Backend, register\n\n\n"
+        "@register('colors', 'toy-ep')\nclass Tint(Backend):\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        cls = backend_class("colors", "toy-ep")
+        assert cls.__name__ == "Tint" and cls.__module__ == "toy_ep_module"
+    finally:
+        unregister_backend("colors", "toy-ep")
+        sys.modules.pop("toy_ep_module", None)
