@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from detact_service.settings import Settings
 
@@ -118,7 +118,11 @@ _manifest_lock = threading.Lock()
 
 
 def read_manifest(models_dir: Path) -> Manifest:
-    """The validated manifest of ``models_dir`` (empty when there is none), parsed once per version."""
+    """The validated manifest of ``models_dir`` (empty when there is none), parsed once per version.
+
+    Raises :class:`ModelUnavailable` when the file is not a valid manifest (so profiles needing a model
+    report it, and the others still run).
+    """
     path = (Path(models_dir) / MANIFEST).resolve()
     try:
         stat = path.stat()
@@ -129,7 +133,11 @@ def read_manifest(models_dir: Path) -> Manifest:
         cached = _manifests.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-    manifest = Manifest.model_validate_json(path.read_text())
+    try:
+        manifest = Manifest.model_validate_json(path.read_text())
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ModelUnavailable(f"{path} is not a valid manifest: {problems}") from None
     with _manifest_lock:
         _manifests[path] = (stamp, manifest)
     return manifest

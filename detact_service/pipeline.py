@@ -14,7 +14,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from detact_service.core import ScreenParse
-from detact_service.models import model_entry, resolve_device
+from detact_service.models import ModelUnavailable, model_entry, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, Stage, backend_class
 
@@ -102,10 +102,9 @@ def stage_classes(profile: Profile, settings: Settings) -> list[type[Backend]]:
     """The backend class of each stage of ``profile`` (open slots resolved from the settings)."""
     classes = []
     for slot, backend in profile.stages:
-        name = resolve_backend(slot, backend, settings)
         try:
-            classes.append(backend_class(slot, name, settings))
-        except (ValueError, ImportError) as exc:
+            classes.append(backend_class(slot, resolve_backend(slot, backend, settings), settings))
+        except (ValueError, ImportError, ModelUnavailable) as exc:
             raise ProfileUnavailable(f"profile {profile.name!r} is not available here: {exc}") from None
     return classes
 

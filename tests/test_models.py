@@ -14,6 +14,7 @@ from detact_service.models import (
     write_manifest_entry,
 )
 from detact_service.models import model_spec as spec_of
+from detact_service.pipeline import ProfileUnavailable, check_profile
 from detact_service.settings import Settings
 
 
@@ -44,8 +45,11 @@ def test_the_manifest_is_parsed_once_per_version(tmp_path: Path) -> None:
 def test_invalid_manifests_are_rejected(tmp_path: Path) -> None:
     twice = {"models": [{"name": "a", "file": "x"}, {"name": "a", "file": "y"}]}
     (tmp_path / "manifest.json").write_text(json.dumps(twice))
-    with pytest.raises(ValidationError, match="twice"):
+    with pytest.raises(ModelUnavailable, match=r"not a valid manifest.*twice"):
         read_manifest(tmp_path)
+    assert check_profile("detact", Settings(models_dir=tmp_path)) is None  # needs no model: still runs
+    with pytest.raises(ProfileUnavailable, match="not a valid manifest"):
+        check_profile("fast", Settings(models_dir=tmp_path))
     with pytest.raises(ValidationError, match="sha256"):
         write_manifest_entry(tmp_path / "other", {"name": "a", "file": "x", "sha256": "not-hex"})
 
