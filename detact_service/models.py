@@ -17,7 +17,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -207,10 +207,13 @@ class ModelSpec:
         fields |= {"sha256": e.sha256, "licence": e.licence}
         return {k: v for k, v in fields.items() if v is not None}
 
+    @cached_property
+    def _digest(self) -> str:
+        return self.sha256 or (file_sha256(self.path) if self.path.is_file() else "unknown")
+
     def version_tag(self) -> str:
-        """``name:<first 12 hex of sha256>`` (the hash of the file when the manifest has none)."""
-        digest = self.sha256 or (file_sha256(self.path) if self.path.is_file() else "unknown")
-        return f"{self.name}:{digest[:12]}"
+        """``name:<first 12 hex of sha256>`` (the hash of the file, once, when the manifest has none)."""
+        return f"{self.name}:{self._digest[:12]}"
 
     def verify(self) -> None:
         """Raise :class:`ModelUnavailable` when a file's SHA-256 differs from the manifest's."""
