@@ -34,7 +34,7 @@ def main() -> None:
     parse = ScreenParse(image.shape[1], image.shape[0], [Element(b, ElementType.BUTTON) for b in boxes])
     stage = Pix2StructAttributeStage(Settings())
     stage.run([image], [parse])  # warm-up: loads the model
-    loaded = stage.loaded()
+    loaded = stage.load()
     seconds, processor = [], []
     for _ in range(args.runs):
         started = time.perf_counter()

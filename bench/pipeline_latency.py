@@ -49,7 +49,7 @@ def run(
     """Measure each OCR backend at each size."""
     rows = []
     for backend in ocr_backends:
-        pipeline = get_pipeline(Settings(device="cpu", ocr_backend=backend), profile)
+        pipeline = get_pipeline(Settings(device="cpu", ocr={"engine": backend}), profile)
         for width, height in sizes:
             stages, totals, count = measure(pipeline, screen(width, height), repeats)
             rows.append(

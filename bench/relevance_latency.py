@@ -67,7 +67,7 @@ def measure(n: int = 200, budget_ms: float = 0.0) -> dict[str, float]:
         e.replace(text=" ".join(random.Random(i).sample(words, 2))) if i % 10 == 0 and e.text else e
         for i, e in enumerate(first.elements)
     )
-    settings = Settings(relevance_embed_budget_ms=budget_ms)
+    settings = Settings(relevance={"embed_budget_ms": budget_ms})
     minilm = MiniLMRelevanceStage(settings)
     start = time.perf_counter()
     embedder = minilm.embedder()

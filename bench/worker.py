@@ -76,7 +76,8 @@ def _record(key: str, wall_ms: float, stages: dict[str, float], preds: Sequence[
 
 def run_profile(name: str, keys: Sequence[str], images: Sequence[RGB], batch: int) -> dict[str, Any]:
     """Our pipeline: warm-up, then each image once, then one batch over the first ``batch`` images."""
-    from detact_service.pipeline import get_pipeline, resolve_device
+    from detact_service.models import resolve_device
+    from detact_service.pipeline import get_pipeline
     from detact_service.settings import Settings
 
     settings = Settings()

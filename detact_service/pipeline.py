@@ -1,20 +1,22 @@
 """Profiles and the pipeline that runs their stages in order, timing each.
 
 A profile is data: an ordered list of ``(slot, backend)`` pairs. Backends left as ``None`` are chosen
-from the settings (e.g. the OCR engine). Pipelines are cached per (profile, settings) so a process
-builds each once, and stages load their models on first use.
+from the settings (e.g. the OCR engine). A process builds each pipeline once, keyed by the backends
+and settings groups its stages use (an HTTP knob never builds a new pipeline); stages load their
+models on first use.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from detact_service.core import ScreenParse
+from detact_service.models import ModelUnavailable, model_entry, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import RGBImage, Stage, StageUnavailable, create_stage
+from detact_service.stages import Backend, RGBImage, Stage, backend_class
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ PROFILES: dict[str, Profile] = {
             (
                 ("text", None),
                 ("regions", None),
-                ("detect", "yolo-onnx"),
+                ("detect", None),
                 ("merge", "default"),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
@@ -59,7 +61,7 @@ PROFILES: dict[str, Profile] = {
             (
                 ("text", None),
                 ("regions", None),
-                ("detect", "yolo-onnx"),
+                ("detect", None),
                 ("merge", "default"),
                 ("attributes", "pix2struct"),
                 ("icons", "ssim"),
@@ -78,29 +80,34 @@ class ProfileUnavailable(RuntimeError):
 
 
 def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
-    """The backend a profile's open slot gets from the settings."""
+    """The backend a profile's open slot gets from the settings (and, for ``detect``, the manifest)."""
     if backend is not None:
         return backend
     if slot == "text":
-        if settings.ocr_backend is not None:
-            return settings.ocr_backend
+        if settings.ocr.engine is not None:
+            return settings.ocr.engine
         return "easyocr" if resolve_device(settings) == "cuda" else "rapidocr"
     if slot == "regions":
-        if settings.segmenter is not None:
-            return settings.segmenter
-        return "sam" if settings.sam_checkpoint is not None else "classical"
+        if settings.regions.segmenter is not None:
+            return settings.regions.segmenter
+        return "sam" if settings.regions.sam_checkpoint is not None else "classical"
+    if slot == "detect":
+        entry = model_entry(settings.models_dir, "detector", settings.detector.model)
+        return entry.backend if entry is not None and entry.backend else "yolo-onnx"
     if slot == "relevance":
-        return settings.relevance_backend
+        return settings.relevance.backend
     raise ValueError(f"stage {slot!r} needs an explicit backend")
 
 
-def resolve_device(settings: Settings) -> str:
-    """``cpu`` or ``cuda``; ``auto`` asks onnxruntime (cheap) rather than importing torch."""
-    if settings.device != "auto":
-        return settings.device
-    import onnxruntime
-
-    return "cuda" if "CUDAExecutionProvider" in onnxruntime.get_available_providers() else "cpu"
+def stage_classes(profile: Profile, settings: Settings) -> list[type[Backend]]:
+    """The backend class of each stage of ``profile`` (open slots resolved from the settings)."""
+    classes = []
+    for slot, backend in profile.stages:
+        try:
+            classes.append(backend_class(slot, resolve_backend(slot, backend, settings), settings))
+        except (ValueError, ImportError, ModelUnavailable) as exc:
+            raise ProfileUnavailable(f"profile {profile.name!r} is not available here: {exc}") from None
+    return classes
 
 
 class Pipeline:
@@ -109,10 +116,7 @@ class Pipeline:
     def __init__(self, profile: Profile, settings: Settings) -> None:
         self.profile = profile
         self.settings = settings
-        self.stages: list[Stage] = [
-            create_stage(slot, resolve_backend(slot, backend, settings), settings)
-            for slot, backend in profile.stages
-        ]
+        self.stages: list[Stage] = [cls(settings) for cls in stage_classes(profile, settings)]
 
     def parse_batch(
         self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None
@@ -145,35 +149,18 @@ class Pipeline:
         return self.parse_batch([image], [task])[0]
 
 
-_pipelines: dict[tuple[str, Settings], Pipeline] = {}
+_pipelines: dict[tuple[str, Hashable], Pipeline] = {}
 _pipelines_lock = threading.Lock()
 
 
 def check_profile(name: str, settings: Settings) -> None:
-    """Raise :class:`ProfileUnavailable` when a model the profile needs is missing."""
+    """Raise :class:`ProfileUnavailable` when a backend of the profile cannot run here (and says why)."""
     if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
-    slots = {slot for slot, _ in PROFILES[name].stages}
-    if "detect" in slots:
-        from detact_service.detectors.yolo_onnx import detector_model_path
-
-        try:
-            detector_model_path(settings)
-        except StageUnavailable as exc:
-            raise ProfileUnavailable(f"profile {name!r} is not available here: {exc}") from None
-    if "attributes" in slots:
-        from detact_service.understanding.attributes import attribute_model_spec
-
-        try:
-            attribute_model_spec(settings)
-        except StageUnavailable as exc:
-            raise ProfileUnavailable(f"profile {name!r} is not available here: {exc}") from None
-    if "regions" in slots and resolve_backend("regions", None, settings) == "sam":
-        checkpoint = settings.sam_checkpoint
-        if checkpoint is None or not checkpoint.is_file():
-            raise ProfileUnavailable(
-                f"profile {name!r} needs the SAM checkpoint {checkpoint}, which is missing"
-            )
+    for cls in stage_classes(PROFILES[name], settings):
+        reason = cls.available(settings)
+        if reason is not None:
+            raise ProfileUnavailable(f"profile {name!r} is not available here: {reason}")
 
 
 def available_profiles(settings: Settings) -> list[str]:
@@ -196,10 +183,17 @@ def default_profile(settings: Settings) -> str:
     return available[0] if available else "detact"
 
 
+def pipeline_key(name: str, settings: Settings) -> tuple[str, Hashable]:
+    """What a profile's pipeline depends on: its stages' backends and their settings groups only."""
+    if name not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
+    return name, tuple(cls.cache_key(settings) for cls in stage_classes(PROFILES[name], settings))
+
+
 def get_pipeline(settings: Settings, profile: str | None = None) -> Pipeline:
-    """The process-wide pipeline for a profile (built once, models loaded lazily)."""
+    """The process-wide pipeline for a profile (built once per :func:`pipeline_key`, models lazily)."""
     name = profile or default_profile(settings)
-    key = (name, settings)
+    key = pipeline_key(name, settings)
     with _pipelines_lock:
         pipeline = _pipelines.get(key)
         if pipeline is None:

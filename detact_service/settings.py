@@ -1,37 +1,43 @@
 """Service settings, read from ``DETACT_*`` environment variables once at start-up.
 
+Model knobs are grouped per stage (``settings.ocr.engine`` is ``DETACT_OCR__ENGINE``); HTTP knobs stay
+flat (``DETACT_MAX_QUEUE``). The flat names of earlier versions (``DETACT_OCR_BACKEND``, ...) are still
+accepted, as environment variables and as keyword arguments, and land in their group.
 Nothing here runs at import time: call :func:`get_settings` (cached) or build ``Settings()`` yourself.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-class Settings(BaseSettings):
-    """Every knob of the service; each field is the env var ``DETACT_<NAME>``."""
+class StageSettings(BaseModel):
+    """Base of the per-stage groups: immutable (hashable, so usable as cache keys), typos rejected."""
 
-    model_config = SettingsConfigDict(env_prefix="DETACT_", extra="ignore", frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    profile: str | None = Field(
-        None,
-        description="Default profile (detact, fast, full); unset = the best one whose models are present.",
-    )
-    device: Literal["auto", "cpu", "cuda"] = Field(
-        "auto", description="Where models run; auto = CUDA when available, else CPU."
-    )
-    ocr_backend: Literal["rapidocr", "easyocr"] | None = Field(
+
+class OcrSettings(StageSettings):
+    """The ``text`` stage."""
+
+    engine: Literal["rapidocr", "easyocr"] | None = Field(
         None, description="OCR engine; unset = rapidocr on CPU (fast), easyocr on CUDA."
     )
-    ocr_min_score: float = Field(0.5, ge=0.0, le=1.0, description="Drop OCR lines scored below this.")
+    min_score: float = Field(0.5, ge=0.0, le=1.0, description="Drop OCR lines scored below this.")
+
+
+class RegionSettings(StageSettings):
+    """The ``regions`` stage (segmentation)."""
+
     segmenter: Literal["classical", "sam"] | None = Field(
         None, description="Region segmenter; unset = sam when sam_checkpoint is set, else classical."
     )
@@ -40,35 +46,110 @@ class Settings(BaseSettings):
         "vit_b", description="SAM architecture; vit_tiny is a tiny one for smoke tests only."
     )
     sam_points_per_side: int = Field(16, ge=2, le=64, description="SAM automatic mask grid density.")
-    icons_dir: Path = Field(REPO_ROOT / "icons", description="Folder of the icon template pack.")
-    icon_threshold: float = Field(0.95, ge=0.0, le=1.0, description="SSIM needed to name an icon (DetACT).")
-    icon_min_size: int = Field(8, ge=4, description="Smallest icon side in pixels.")
-    icon_max_size: int = Field(96, ge=8, description="Largest icon side in pixels.")
-    models_dir: Path = Field(REPO_ROOT / "models", description="Folder of shipped models and manifest.json.")
-    detector_model: str = Field("ui-detector", description="Detector name in models/manifest.json.")
-    detector_conf: float | None = Field(
+
+
+class DetectorSettings(StageSettings):
+    """The ``detect`` stage."""
+
+    model: str = Field("ui-detector", description="Detector name in models/manifest.json.")
+    conf: float | None = Field(
         None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
     )
-    attribute_model: str = Field(
+
+
+class AttributeSettings(StageSettings):
+    """The ``attributes`` stage."""
+
+    model: str = Field(
         "ui-pix2struct", description="Attribute model (semi-masked Pix2Struct) name in models/manifest.json."
     )
-    attribute_batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
-    attribute_max_new_tokens: int = Field(
+    batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
+    max_new_tokens: int = Field(
         16, ge=4, le=64, description="Most tokens the attribute model writes per element."
     )
-    relevance_backend: Literal["minilm", "lexical", "llm"] = Field(
+
+
+class IconSettings(StageSettings):
+    """The ``icons`` stage; the size bounds are shared with the segmenters."""
+
+    dir: Path = Field(REPO_ROOT / "icons", description="Folder of the icon template pack.")
+    threshold: float = Field(0.95, ge=0.0, le=1.0, description="SSIM needed to name an icon (DetACT).")
+    min_size: int = Field(8, ge=4, description="Smallest icon side in pixels.")
+    max_size: int = Field(96, ge=8, description="Largest icon side in pixels.")
+
+
+class RelevanceSettings(StageSettings):
+    """The ``relevance`` stage (and locate's word embedder)."""
+
+    backend: Literal["minilm", "lexical", "llm"] = Field(
         "minilm", description="Task relevance ranker: minilm (local), lexical (no model) or llm (endpoint)."
     )
-    relevance_embed_budget_ms: float = Field(
+    embed_budget_ms: float = Field(
         50.0, ge=0, description="Most ms a parse spends embedding new words (rest: lexical only); 0 = no cap."
     )
-    relevance_cache_size: int = Field(50_000, ge=0, description="Word embeddings kept in the ranker's LRU.")
-    llm_base_url: str | None = Field(
+    cache_size: int = Field(50_000, ge=0, description="Word embeddings kept in the ranker's LRU.")
+
+
+class LlmSettings(StageSettings):
+    """The ``llm`` relevance backend's endpoint."""
+
+    base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint of the llm ranker, e.g. https://api.openai.com/v1."
     )
-    llm_model: str = Field("gpt-4o-mini", description="Chat model the llm ranker asks.")
-    llm_api_key: SecretStr | None = Field(None, description="Key of the llm endpoint; else OPENAI_API_KEY.")
-    llm_timeout_s: float = Field(20.0, gt=0, description="Timeout of one llm ranker call; then local ranker.")
+    model: str = Field("gpt-4o-mini", description="Chat model the llm ranker asks.")
+    api_key: SecretStr | None = Field(None, description="Key of the llm endpoint; else OPENAI_API_KEY.")
+    timeout_s: float = Field(20.0, gt=0, description="Timeout of one llm ranker call; then local ranker.")
+
+
+LEGACY_NAMES: dict[str, tuple[str, str]] = {
+    "ocr_backend": ("ocr", "engine"),
+    "ocr_min_score": ("ocr", "min_score"),
+    "segmenter": ("regions", "segmenter"),
+    "sam_checkpoint": ("regions", "sam_checkpoint"),
+    "sam_model_type": ("regions", "sam_model_type"),
+    "sam_points_per_side": ("regions", "sam_points_per_side"),
+    "detector_model": ("detector", "model"),
+    "detector_conf": ("detector", "conf"),
+    "attribute_model": ("attributes", "model"),
+    "attribute_batch_size": ("attributes", "batch_size"),
+    "attribute_max_new_tokens": ("attributes", "max_new_tokens"),
+    "icons_dir": ("icons", "dir"),
+    "icon_threshold": ("icons", "threshold"),
+    "icon_min_size": ("icons", "min_size"),
+    "icon_max_size": ("icons", "max_size"),
+    "relevance_backend": ("relevance", "backend"),
+    "relevance_embed_budget_ms": ("relevance", "embed_budget_ms"),
+    "relevance_cache_size": ("relevance", "cache_size"),
+    "llm_base_url": ("llm", "base_url"),
+    "llm_model": ("llm", "model"),
+    "llm_api_key": ("llm", "api_key"),
+    "llm_timeout_s": ("llm", "timeout_s"),
+}
+"""Flat setting names of earlier versions -> (group, field); still read, the nested name wins."""
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; ``DETACT_<NAME>`` for flat ones, ``DETACT_<GROUP>__<NAME>`` in groups."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DETACT_", env_nested_delimiter="__", extra="ignore", frozen=True
+    )
+
+    profile: str | None = Field(
+        None,
+        description="Default profile (detact, fast, full); unset = the best one whose models are present.",
+    )
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="Where models run; auto = CUDA when available, else CPU."
+    )
+    models_dir: Path = Field(REPO_ROOT / "models", description="Folder of shipped models and manifest.json.")
+    ocr: OcrSettings = OcrSettings()
+    regions: RegionSettings = RegionSettings()
+    detector: DetectorSettings = DetectorSettings()
+    attributes: AttributeSettings = AttributeSettings()
+    icons: IconSettings = IconSettings()
+    relevance: RelevanceSettings = RelevanceSettings()
+    llm: LlmSettings = LlmSettings()
     max_upload_mb: float = Field(25.0, gt=0, description="Largest accepted upload in MiB.")
     max_pixels: int = Field(40_000_000, gt=0, description="Largest accepted image, width x height.")
     host: str = Field("127.0.0.1", description="Address `detact serve` binds to.")
@@ -99,6 +180,27 @@ class Settings(BaseSettings):
     )
     console_enabled: bool = Field(True, description="Serve the web console at `/` (off: `/` answers 404).")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_names(cls, data: Any) -> Any:
+        """Move flat names of earlier versions (keyword or ``DETACT_<NAME>`` variable) into their group."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for old, (group, field) in LEGACY_NAMES.items():
+            if old in data:
+                value = data.pop(old)
+            elif f"DETACT_{old.upper()}" in os.environ:
+                value = os.environ[f"DETACT_{old.upper()}"]
+            else:
+                continue
+            current = data.get(group) or {}
+            if isinstance(current, BaseModel):
+                current = current.model_dump(exclude_unset=True)
+            if isinstance(current, dict) and field not in current:
+                data[group] = {**current, field: value}
+        return data
+
     @field_validator("api_keys", "cors_origins", mode="before")
     @classmethod
     def _split_list(cls, value: object) -> object:
@@ -109,6 +211,18 @@ class Settings(BaseSettings):
         if isinstance(value, list | tuple):
             return tuple(item for item in value if str(item).strip())
         return value
+
+
+def env_names() -> list[str]:
+    """Every environment variable the settings read (nested groups spelled ``DETACT_GROUP__FIELD``)."""
+    names = []
+    for name, info in Settings.model_fields.items():
+        group = info.annotation
+        if isinstance(group, type) and issubclass(group, StageSettings):
+            names += [f"DETACT_{name.upper()}__{field.upper()}" for field in group.model_fields]
+        else:
+            names.append(f"DETACT_{name.upper()}")
+    return names
 
 
 @lru_cache(maxsize=1)

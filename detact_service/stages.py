@@ -1,33 +1,45 @@
-"""The stage interface and the registry of backends, chosen by name.
+"""The backend contract, the registry of backends by name and the once-per-process model cache.
 
-A stage takes a batch of images with their parses so far and returns the amended parses. Backends
-register a factory under ``(slot, name)``; the factory receives the settings and must not load any
-model (models load on first use, once per process, through :func:`cached_model`).
+A stage takes a batch of images with their parses so far and returns the amended parses. Each backend
+is a :class:`Backend` subclass in its own module, registered with ``@register(slot, name)``; it declares
+the settings groups it reads (``config``), says whether it can run here (``available``), loads its
+model on first use (``load``) and runs (``run``). Constructing a backend is cheap and loads nothing.
+
+Backend modules are imported only when a profile asks for them: the built-in ones are listed in
+:data:`BUILTIN_MODULES`; a plug-in names its module in its manifest entry (``"module"``) or in the
+``detact_service.backends`` entry-point group of its wheel.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import ScreenParse
+from detact_service.models import ModelUnavailable, backend_modules
 from detact_service.settings import Settings
 
 RGBImage = npt.NDArray[np.uint8]
 """An ``(H, W, 3)`` uint8 RGB array."""
 
+StageUnavailable = ModelUnavailable
+"""A stage cannot run here (missing model file, missing checkpoint); the same class as ModelUnavailable."""
+
+ENTRY_POINT_GROUP = "detact_service.backends"
+
 
 @runtime_checkable
 class Stage(Protocol):
-    """One step of a pipeline."""
+    """One step of a pipeline (what the pipeline needs of a backend)."""
 
-    slot: str
-    name: str
+    slot: ClassVar[str]
+    name: ClassVar[str]
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         """Amend each parse using its image; batch of one is the single call."""
@@ -38,69 +50,126 @@ class Stage(Protocol):
         ...
 
 
-class BaseStage:
-    """Shared plumbing of the built-in stages: keeps the settings; no model unless overridden."""
+class Backend:
+    """The contract every backend follows; subclasses override what they need."""
 
-    slot: str = ""
-    name: str = ""
+    slot: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    config: ClassVar[tuple[str, ...]] = ()
+    """Names of the :class:`Settings` groups this backend reads (``"ocr"``, ``"icons"``, ...)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        """``None`` when the backend can run with these settings, else the reason it cannot."""
+        return None
+
+    @classmethod
+    def cache_key(cls, settings: Settings) -> Hashable:
+        """What the backend's behaviour depends on: its name, the device, the models and its groups."""
+        groups = tuple(getattr(settings, group) for group in cls.config)
+        return (cls.slot, cls.name, settings.device, str(settings.models_dir), groups)
+
+    def load(self) -> Any:
+        """Load the model (once per process, through :func:`cached_model`); no-op without one."""
+        return None
+
     def model_version(self) -> str | None:
+        """A short id of the model behind this stage, or None when it has none."""
         return None
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        """Amend each parse using its image."""
         raise NotImplementedError
 
 
-class StageUnavailable(RuntimeError):
-    """A stage cannot run here (missing model file, missing checkpoint)."""
+BaseStage = Backend
+"""The name earlier versions used for :class:`Backend`."""
 
-
-StageFactory = Callable[[Settings], Stage]
-
-# slot -> backend name -> "module:factory"; imported on demand so nothing heavy loads at import time.
-_BACKENDS: dict[str, dict[str, str]] = {
-    "text": {
-        "rapidocr": "detact_service.detectors.ocr_rapid:RapidOCRStage",
-        "easyocr": "detact_service.detectors.ocr_easy:EasyOCRStage",
-    },
-    "regions": {
-        "classical": "detact_service.detectors.segment_classical:ClassicalSegmenter",
-        "sam": "detact_service.detectors.segment_sam:SamSegmenter",
-    },
-    "detect": {"yolo-onnx": "detact_service.detectors.yolo_onnx:YoloOnnxDetector"},
-    "merge": {"default": "detact_service.understanding.merge:MergeStage"},
-    "attributes": {"pix2struct": "detact_service.understanding.attributes:Pix2StructAttributeStage"},
-    "icons": {"ssim": "detact_service.understanding.icons:IconMatcherStage"},
-    "colors": {"hsv": "detact_service.understanding.colors:ColorStage"},
-    "relevance": {
-        "minilm": "detact_service.understanding.relevance:MiniLMRelevanceStage",
-        "lexical": "detact_service.understanding.relevance:LexicalRelevanceStage",
-        "llm": "detact_service.understanding.relevance_llm:LLMRelevanceStage",
-    },
+BUILTIN_MODULES: dict[tuple[str, str], str] = {
+    ("text", "rapidocr"): "detact_service.detectors.ocr_rapid",
+    ("text", "easyocr"): "detact_service.detectors.ocr_easy",
+    ("regions", "classical"): "detact_service.detectors.segment_classical",
+    ("regions", "sam"): "detact_service.detectors.segment_sam",
+    ("detect", "yolo-onnx"): "detact_service.detectors.yolo_onnx",
+    ("merge", "default"): "detact_service.understanding.merge",
+    ("attributes", "pix2struct"): "detact_service.understanding.attributes",
+    ("icons", "ssim"): "detact_service.understanding.icons",
+    ("colors", "hsv"): "detact_service.understanding.colors",
+    ("relevance", "minilm"): "detact_service.understanding.relevance",
+    ("relevance", "lexical"): "detact_service.understanding.relevance",
+    ("relevance", "llm"): "detact_service.understanding.relevance_llm",
 }
+"""Where the built-in backends live; their modules are imported on demand (nothing heavy at import)."""
+
+_registry: dict[tuple[str, str], type[Backend]] = {}
+_registry_lock = threading.Lock()
+
+B = TypeVar("B", bound=type[Backend])
 
 
-def register_backend(slot: str, name: str, target: str) -> None:
-    """Register a backend as ``"package.module:Factory"`` (for plugins and tests)."""
-    _BACKENDS.setdefault(slot, {})[name] = target
+def register(slot: str, name: str) -> Callable[[B], B]:
+    """Class decorator: register a backend under ``(slot, name)`` (and set those class attributes)."""
+
+    def decorate(cls: B) -> B:
+        cls.slot, cls.name = slot, name
+        register_backend(cls)
+        return cls
+
+    return decorate
+
+
+def register_backend(cls: type[Backend]) -> None:
+    """Register a backend class under its ``(slot, name)``; a later registration replaces it."""
+    with _registry_lock:
+        _registry[(cls.slot, cls.name)] = cls
+
+
+def unregister_backend(slot: str, name: str) -> None:
+    """Forget a registered backend (plug-ins and tests that register one for a while)."""
+    with _registry_lock:
+        _registry.pop((slot, name), None)
+
+
+def _entry_point_module(name: str) -> str | None:
+    for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if point.name == name:
+            return point.value.partition(":")[0]
+    return None
+
+
+def backend_class(slot: str, name: str, settings: Settings | None = None) -> type[Backend]:
+    """The backend class ``name`` of ``slot``, importing its module when not registered yet.
+
+    The module is the built-in one, else the one a manifest entry names for that backend (``settings``
+    gives the models folder), else the one of a ``detact_service.backends`` entry point.
+    """
+    key = (slot, name)
+    if key not in _registry:
+        module = BUILTIN_MODULES.get(key)
+        if module is None and settings is not None:
+            module = backend_modules(settings.models_dir).get(name)
+        module = module or _entry_point_module(name)
+        if module is not None:
+            importlib.import_module(module)
+    try:
+        return _registry[key]
+    except KeyError:
+        raise ValueError(f"no backend {name!r} for stage {slot!r}; known: {backend_names(slot)}") from None
 
 
 def backend_names(slot: str) -> list[str]:
-    return sorted(_BACKENDS.get(slot, {}))
+    """Names of the backends of a slot known so far (built-in and registered)."""
+    with _registry_lock:
+        registered = {name for s, name in _registry if s == slot}
+    return sorted(registered | {name for s, name in BUILTIN_MODULES if s == slot})
 
 
-def create_stage(slot: str, name: str, settings: Settings) -> Stage:
+def create_stage(slot: str, name: str, settings: Settings) -> Backend:
     """Instantiate the backend ``name`` of ``slot``; cheap (models load on first run)."""
-    try:
-        target = _BACKENDS[slot][name]
-    except KeyError:
-        raise ValueError(f"no backend {name!r} for stage {slot!r}; known: {backend_names(slot)}") from None
-    module_name, _, attr = target.partition(":")
-    factory: StageFactory = getattr(importlib.import_module(module_name), attr)
-    return factory(settings)
+    return backend_class(slot, name, settings)(settings)
 
 
 T = TypeVar("T")

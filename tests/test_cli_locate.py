@@ -18,7 +18,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def lexical(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("DETACT_RELEVANCE_BACKEND", "lexical")
+    monkeypatch.setenv("DETACT_RELEVANCE__BACKEND", "lexical")
     monkeypatch.setenv("DETACT_PROFILE", "detact")
     get_settings.cache_clear()
     yield

@@ -20,7 +20,7 @@ runner = CliRunner()
 @pytest.fixture(autouse=True)
 def unbudgeted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Embed every word (no time budget), so two runs score alike."""
-    monkeypatch.setenv("DETACT_RELEVANCE_EMBED_BUDGET_MS", "0")
+    monkeypatch.setenv("DETACT_RELEVANCE__EMBED_BUDGET_MS", "0")
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.render import render_form
 
-ENV = {"DETACT_PROFILE": "detact", "DETACT_RELEVANCE_BACKEND": "lexical", "DETACT_DEVICE": "cpu"}
+ENV = {"DETACT_PROFILE": "detact", "DETACT_RELEVANCE__BACKEND": "lexical", "DETACT_DEVICE": "cpu"}
 COMMAND = [sys.executable, "-m", "detact_service.cli", "mcp"]
 
 

@@ -94,3 +94,10 @@ def test_batch_gives_the_same_parses_as_one_by_one(
     assert all(e.relevance is not None for e in parse.elements)  # a task: scored by the relevance stage
     assert all(e.relevance is None for e in batch[1].elements)  # no task: not scored
     assert batch[1].elements == pipeline.parse(small).elements
+
+
+def test_the_pipeline_cache_is_keyed_by_the_model_settings_only() -> None:
+    base = get_pipeline(Settings(device="cpu", max_queue=1), "detact")
+    assert get_pipeline(Settings(device="cpu", max_queue=50, port=9000, api_keys=("k",)), "detact") is base
+    assert get_pipeline(Settings(device="cpu", ocr={"min_score": 0.3}), "detact") is not base
+    assert get_pipeline(Settings(device="cpu", llm={"model": "other"}), "detact") is base  # not a stage of it

@@ -29,7 +29,8 @@ from detact_service.api.service import (
 from detact_service.api.uploads import LOCATE_FIELDS, read_parse_input
 from detact_service.formats import FORMATS
 from detact_service.formats.schema import ErrorResponse, LocateResponse, ParseResponse
-from detact_service.pipeline import PROFILES, ProfileUnavailable, resolve_device
+from detact_service.models import resolve_device
+from detact_service.pipeline import PROFILES, ProfileUnavailable
 from detact_service.stages import backend_names, loaded_model_keys
 
 router = APIRouter()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.stages import BaseStage, RGBImage
+from detact_service.settings import Settings
+from detact_service.stages import Backend, RGBImage
 
 TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
@@ -21,11 +23,19 @@ INK_CONTRAST = 40  # grey levels between ink and the line's background
 INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
 
 
-class OcrStage(BaseStage):
+class OcrStage(Backend):
     """Base of the ``text`` stage backends: subclasses implement :meth:`read`."""
 
     slot = "text"
     name = "ocr"
+    config = ("ocr",)
+    requires: tuple[str, ...] = ()
+    """Packages the engine needs installed."""
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        missing = [package for package in cls.requires if importlib.util.find_spec(package) is None]
+        return f"OCR engine {cls.name!r} needs {', '.join(missing)} installed" if missing else None
 
     def read(self, image: RGBImage) -> list[TextLine]:
         """Text lines of one RGB image."""
@@ -38,7 +48,7 @@ class OcrStage(BaseStage):
         out = []
         for image, parse in zip(images, parses, strict=True):
             lines = self.read(image)
-            elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr_min_score)
+            elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr.min_score)
             out.append(parse.with_elements([*parse.elements, *elements]))
         return out
 

@@ -7,14 +7,18 @@ from typing import Any
 import numpy as np
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine
-from detact_service.pipeline import resolve_device
-from detact_service.stages import RGBImage, cached_model
+from detact_service.models import resolve_device
+from detact_service.stages import RGBImage, cached_model, register
 
 
+@register("text", "easyocr")
 class EasyOCRStage(OcrStage):
     """CRAFT + CRNN; slow on CPU (about 12 s for 1920x1080), the better choice on a GPU."""
 
-    name = "easyocr"
+    requires = ("easyocr", "easyocr_en_models")
+
+    def load(self) -> Any:
+        return self._reader()
 
     def _reader(self) -> Any:
         gpu = resolve_device(self.settings) == "cuda"

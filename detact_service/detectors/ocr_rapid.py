@@ -7,14 +7,18 @@ from typing import Any
 import numpy as np
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, split_at_wide_gaps
-from detact_service.pipeline import resolve_device
-from detact_service.stages import RGBImage, cached_model
+from detact_service.models import resolve_device
+from detact_service.stages import RGBImage, cached_model, register
 
 
+@register("text", "rapidocr")
 class RapidOCRStage(OcrStage):
     """Fast OCR: about 1.6 s for a 1920x1080 screenshot on a 2-core CPU."""
 
-    name = "rapidocr"
+    requires = ("rapidocr_onnxruntime",)
+
+    def load(self) -> Any:
+        return self._engine()
 
     def _engine(self) -> Any:
         use_cuda = resolve_device(self.settings) == "cuda"

@@ -28,7 +28,7 @@ import numpy.typing as npt
 import supervision as sv
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.stages import BaseStage, RGBImage
+from detact_service.stages import BaseStage, RGBImage, register
 
 IntBoxes = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -449,11 +449,11 @@ def _filled_fraction(labels: npt.NDArray[np.integer], index: int, box: Sequence[
     return float(cv2.countNonZero(filled)) / max(crop.size, 1)
 
 
+@register("regions", "classical")
 class ClassicalSegmenter(BaseStage):
     """UIED-like regions stage: gradient edges, components, heuristics; no model."""
 
-    slot = "regions"
-    name = "classical"
+    config = ("icons",)
 
     def model_version(self) -> str | None:
         """No model: the version of the heuristics."""
@@ -659,11 +659,11 @@ class ClassicalSegmenter(BaseStage):
         )
         # A compact non-rectangular shape up to icon size is an icon (left to icon grouping).
         image_size = (short_side >= scaled_min(IMAGE_MIN_SIDE, scale)) & (
-            rectangular | (long_side > self.settings.icon_max_size)
+            rectangular | (long_side > self.settings.icons.max_size)
         )
         # Shapes up to icon size that are nothing else are icons (swatches, badges, avatars).
         region_size = (short_side >= scaled_min(REGION_MIN_SIDE, scale)) & (
-            long_side > self.settings.icon_max_size
+            long_side > self.settings.icons.max_size
         )
         thick = short_side >= scaled_min(MIN_THICKNESS, scale)
 
@@ -754,7 +754,7 @@ class ClassicalSegmenter(BaseStage):
         """Merge leftover specks that sit close together into icons (UIED's compo merging)."""
         if len(raw) == 0:
             return []
-        max_side, min_side = self.settings.icon_max_size, self.settings.icon_min_size
+        max_side, min_side = self.settings.icons.max_size, self.settings.icons.min_size
         boxes = _shrink_growth(raw)
         small = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) <= max_side
         atomic = np.asarray([e.bbox for e in widgets if e.type in ATOMIC_TYPES], dtype=np.int64)

@@ -1,11 +1,11 @@
 """Segment Anything (SAM) regions stage: automatic masks -> region/icon boxes.
 
-The model loads lazily, once per process, from ``settings.sam_checkpoint`` (a state dict you supply;
+The model loads lazily, once per process, from ``settings.regions.sam_checkpoint`` (a state dict you supply;
 nothing is downloaded). Besides the official ``vit_h``/``vit_l``/``vit_b`` architectures,
 ``vit_tiny`` is a tiny SAM built from ``segment_anything.modeling`` for smoke tests: it has no
 published weights and, randomly initialised, segments nothing meaningful.
 
-Mask boxes are typed by size (icon up to ``settings.icon_max_size``, else region), then go through
+Mask boxes are typed by size (icon up to ``settings.icons.max_size``, else region), then go through
 the post-processing shared with the classical segmenter (size/frame filter, text filter, contents of
 atomic widgets, IoU de-duplication).
 """
@@ -31,8 +31,9 @@ from detact_service.detectors.segment_classical import (
     screen_scale,
     text_boxes_of,
 )
+from detact_service.models import torch_device
 from detact_service.settings import Settings
-from detact_service.stages import RGBImage, StageUnavailable, cached_model
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 
 PRED_IOU_THRESH = 0.86
 """SamAutomaticMaskGenerator: keep masks whose predicted IoU is above this."""
@@ -126,17 +127,6 @@ def load_sam(model_type: str, checkpoint: Path, device: str) -> Any:
     return model.to(device).eval()
 
 
-def sam_device(settings: Settings) -> str:
-    """``cuda`` when the settings resolve to CUDA and torch can use it, else ``cpu``."""
-    from detact_service.pipeline import resolve_device
-
-    if resolve_device(settings) != "cuda":
-        return "cpu"
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 def masks_to_regions(
     masks: Sequence[dict[str, Any]], width: int, height: int, icon_min: int, icon_max: int
 ) -> list[Element]:
@@ -165,43 +155,57 @@ def masks_to_regions(
     return elements
 
 
-class SamSegmenter:
+def sam_checkpoint(settings: Settings) -> Path:
+    """The configured checkpoint; :class:`StageUnavailable` when unset or missing."""
+    path = settings.regions.sam_checkpoint
+    if path is None:
+        raise StageUnavailable(
+            "the SAM segmenter needs a checkpoint: set DETACT_REGIONS__SAM_CHECKPOINT to a Segment Anything "
+            ".pth file (and DETACT_REGIONS__SAM_MODEL_TYPE to its architecture), or use the classical "
+            "segmenter"
+        )
+    if not path.is_file():
+        raise StageUnavailable(f"SAM checkpoint {path} does not exist")
+    return path
+
+
+@register("regions", "sam")
+class SamSegmenter(Backend):
     """Regions stage on SAM's automatic mask generator (CUDA when available)."""
 
-    slot = "regions"
-    name = "sam"
+    config = ("regions", "icons")
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self._lock = threading.Lock()
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        try:
+            sam_checkpoint(settings)
+        except StageUnavailable as exc:
+            return str(exc)
+        return None
 
     def checkpoint(self) -> Path:
         """The configured checkpoint; :class:`StageUnavailable` when unset or missing."""
-        path = self.settings.sam_checkpoint
-        if path is None:
-            raise StageUnavailable(
-                "the SAM segmenter needs a checkpoint: set DETACT_SAM_CHECKPOINT to a Segment Anything "
-                ".pth file (and DETACT_SAM_MODEL_TYPE to its architecture), or use the classical segmenter"
-            )
-        if not path.is_file():
-            raise StageUnavailable(f"SAM checkpoint {path} does not exist")
-        return path
+        return sam_checkpoint(self.settings)
 
     def model_version(self) -> str | None:
         """``sam-<type>:<checkpoint file name>``."""
-        path = self.settings.sam_checkpoint
-        return f"sam-{self.settings.sam_model_type}:{path.name if path else 'none'}"
+        path = self.settings.regions.sam_checkpoint
+        return f"sam-{self.settings.regions.sam_model_type}:{path.name if path else 'none'}"
 
-    def _model(self) -> Any:
+    def load(self) -> Any:
         path = self.checkpoint()
-        device = sam_device(self.settings)
-        model_type = self.settings.sam_model_type
+        device = torch_device(self.settings)
+        model_type = self.settings.regions.sam_model_type
         key = ("sam", model_type, str(path.resolve()), device)
         return cached_model(key, lambda: load_sam(model_type, path, device))
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         """Append SAM's region/icon boxes to each parse (text-covered and duplicate boxes dropped)."""
-        model = self._model()  # StageUnavailable first, before the heavy imports
+        model = self.load()  # StageUnavailable first, before the heavy imports
         import torch
         from segment_anything import SamAutomaticMaskGenerator
 
@@ -211,7 +215,7 @@ class SamSegmenter:
             height, width = rgb.shape[:2]
             generator = SamAutomaticMaskGenerator(
                 model,
-                points_per_side=self.settings.sam_points_per_side,
+                points_per_side=self.settings.regions.sam_points_per_side,
                 points_per_batch=POINTS_PER_BATCH,
                 pred_iou_thresh=PRED_IOU_THRESH,
                 stability_score_thresh=STABILITY_SCORE_THRESH,
@@ -220,7 +224,7 @@ class SamSegmenter:
             with self._lock, torch.inference_mode():  # one image at a time per stage: bounded memory
                 masks = generator.generate(rgb)
             candidates = masks_to_regions(
-                masks, width, height, self.settings.icon_min_size, self.settings.icon_max_size
+                masks, width, height, self.settings.icons.min_size, self.settings.icons.max_size
             )
             min_side = scaled_min(MIN_MASK_SIDE, screen_scale(width, height))
             regions = postprocess_regions(candidates, text_boxes_of(parse), width, height, min_side)

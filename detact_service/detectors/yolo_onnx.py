@@ -1,17 +1,14 @@
 """The ``detect`` stage: an Ultralytics-exported YOLOv8 ONNX model run with ONNX Runtime.
 
-The model file and its class names come from ``models/manifest.json``; until a trained detector is
-shipped there, profiles that need this stage report themselves unavailable.
+The model file and its class names come from a manifest entry of kind ``detector`` (a file under
+``models/`` or a path inside an installed wheel; see :mod:`detact_service.models`); until one is
+shipped, profiles that need this stage report themselves unavailable.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -19,56 +16,43 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.models import MANIFEST, ModelSpec, model_entry, model_spec, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import RGBImage, StageUnavailable, cached_model
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 
 NMS_IOU = 0.5
+DEFAULT_CONF = 0.25  # for a manifest entry that names no confidence of its own
 LETTERBOX_FILL = 114  # Ultralytics' padding grey
 STRIDE = 32  # YOLO's largest feature stride: dynamic inputs are padded to a multiple of it
 CLASSLESS = frozenset({"icon", "interactive", "element"})
 """Class names of one-class interactable detectors: their boxes are controls of a type the merge decides."""
 
 
-@dataclass(frozen=True)
-class DetectorSpec:
-    """A detector's manifest entry."""
-
-    name: str
-    path: Path
-    classes: tuple[str, ...]
-    input_size: int
-    sha256: str | None
-    conf: float = 0.25
+DetectorSpec = ModelSpec
+"""A detector's resolved manifest entry (file, classes, input size, sha256, provenance)."""
 
 
-def read_manifest(models_dir: Path) -> list[dict[str, Any]]:
-    """Entries of ``models/manifest.json`` (empty when there is none)."""
-    manifest = models_dir / "manifest.json"
-    if not manifest.is_file():
-        return []
-    data = json.loads(manifest.read_text())
-    return list(data.get("models", []))
-
-
-def detector_model_path(settings: Settings) -> DetectorSpec:
+def detector_model_path(settings: Settings) -> ModelSpec:
     """The configured detector's spec; :class:`StageUnavailable` when it is not shipped here."""
-    for entry in read_manifest(settings.models_dir):
-        if entry.get("name") == settings.detector_model and entry.get("kind", "detector") == "detector":
-            path = settings.models_dir / entry["file"]
-            if not path.is_file():
-                raise StageUnavailable(f"detector file {path} listed in the manifest is missing")
-            return DetectorSpec(
-                name=entry["name"],
-                path=path,
-                classes=tuple(entry["classes"]),
-                input_size=int(entry.get("input_size", 640)),
-                sha256=entry.get("sha256"),
-                conf=float(entry.get("conf", 0.25)),
-            )
-    raise StageUnavailable(
-        f"no detector named {settings.detector_model!r} in {settings.models_dir / 'manifest.json'} "
-        "(the trained YOLOv8 UI detector is not shipped yet; use profile 'detact')"
-    )
+    name = settings.detector.model
+    spec = model_spec(settings.models_dir, "detector", name)  # raises when listed but missing
+    if not spec.classes:
+        raise StageUnavailable(f"detector {name!r} in the manifest lists no classes")
+    return spec
+
+
+def detector_unavailable(settings: Settings) -> str | None:
+    """Why the configured detector cannot run here, or None."""
+    if model_entry(settings.models_dir, "detector", settings.detector.model) is None:
+        return (
+            f"no detector named {settings.detector.model!r} in {settings.models_dir / MANIFEST} "
+            "(the trained YOLOv8 UI detector is not shipped yet; use profile 'detact')"
+        )
+    try:
+        detector_model_path(settings)
+    except StageUnavailable as exc:
+        return str(exc)
+    return None
 
 
 def input_hw(model_shape: Sequence[object], height: int, width: int, size: int) -> tuple[int, int]:
@@ -148,37 +132,41 @@ def class_to_type(name: str) -> ElementType:
         return ElementType.REGION
 
 
-class YoloOnnxDetector:
+@register("detect", "yolo-onnx")
+class YoloOnnxDetector(Backend):
     """Runs the detector on a batch of screenshots in one ONNX Runtime call."""
 
-    slot = "detect"
-    name = "yolo-onnx"
+    config = ("detector",)
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self.spec = detector_model_path(settings)
 
-    def _session(self) -> Any:
-        from detact_service.pipeline import resolve_device
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        return detector_unavailable(settings)
 
+    def load(self) -> Any:
+        """The ONNX Runtime session (its file checked against the manifest's sha256 first)."""
         use_cuda = resolve_device(self.settings) == "cuda"
+        spec = self.spec
 
         def load() -> Any:
             import onnxruntime
 
+            spec.verify()
             providers = (
                 ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
             )
-            return onnxruntime.InferenceSession(str(self.spec.path), providers=providers)
+            return onnxruntime.InferenceSession(str(spec.path), providers=providers)
 
-        return cached_model(("yolo-onnx", str(self.spec.path), use_cuda), load)
+        return cached_model(("yolo-onnx", str(spec.path), use_cuda), load)
 
     def model_version(self) -> str | None:
-        digest = self.spec.sha256 or hashlib.sha256(self.spec.path.read_bytes()).hexdigest()
-        return f"{self.spec.name}:{digest[:12]}"
+        return self.spec.version_tag()
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        session = self._session()
+        session = self.load()
         model_input = session.get_inputs()[0]
         shapes = [
             input_hw(model_input.shape, image.shape[0], image.shape[1], self.spec.input_size)
@@ -194,7 +182,9 @@ class YoloOnnxDetector:
                 batch = np.stack([prepared[i][0] for i in group])
                 for i, output in zip(group, session.run(None, {model_input.name: batch})[0], strict=True):
                     outputs[i] = output
-        conf = self.settings.detector_conf if self.settings.detector_conf is not None else self.spec.conf
+        conf = self.settings.detector.conf
+        if conf is None:
+            conf = self.spec.entry.conf if self.spec.entry.conf is not None else DEFAULT_CONF
         agnostic = all(name in CLASSLESS for name in self.spec.classes)
         results = []
         for image, parse, (_, scale, padding), output in zip(images, parses, prepared, outputs, strict=True):

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.models import MANIFEST, model_entry, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import BaseStage, RGBImage, StageUnavailable, cached_model
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.attribute_codec import apply_attributes, decode_attributes
 from detact_service.understanding.semimask import semi_masked_views
 
@@ -27,7 +28,7 @@ UNREADABLE = "+attributes-unreadable"
 
 @dataclass(frozen=True)
 class AttributeModelSpec:
-    """An attribute model's manifest entry."""
+    """An attribute model's manifest entry, resolved to its folder."""
 
     name: str
     folder: Path
@@ -36,17 +37,14 @@ class AttributeModelSpec:
 
 def attribute_model_spec(settings: Settings) -> AttributeModelSpec:
     """The configured attribute model; :class:`StageUnavailable` when it is not shipped here."""
-    from detact_service.detectors.yolo_onnx import read_manifest
-
-    for entry in read_manifest(settings.models_dir):
-        if entry.get("kind") == "attributes" and entry.get("name") == settings.attribute_model:
-            folder = settings.models_dir / entry.get("folder", entry["name"])
-            if not (folder / "config.json").is_file():
-                raise StageUnavailable(f"attribute model folder {folder} listed in the manifest is missing")
-            return AttributeModelSpec(entry["name"], folder, entry.get("sha256"))
-    raise StageUnavailable(
-        f"no attribute model named {settings.attribute_model!r} in {settings.models_dir / 'manifest.json'}"
-    )
+    name = settings.attributes.model
+    entry = model_entry(settings.models_dir, "attributes", name)
+    if entry is None:
+        raise StageUnavailable(f"no attribute model named {name!r} in {settings.models_dir / MANIFEST}")
+    folder = settings.models_dir / (entry.folder or entry.name)
+    if not (folder / "config.json").is_file():
+        raise StageUnavailable(f"attribute model folder {folder} listed in the manifest is missing")
+    return AttributeModelSpec(entry.name, folder, entry.sha256)
 
 
 @dataclass
@@ -104,22 +102,29 @@ def amend(element: Element, output: str) -> Element:
     return apply_attributes(element, attributes)
 
 
-class Pix2StructAttributeStage(BaseStage):
+@register("attributes", "pix2struct")
+class Pix2StructAttributeStage(Backend):
     """Type, state and missing text of every element (not regions) from the attribute model."""
 
-    slot = "attributes"
-    name = "pix2struct"
+    config = ("attributes",)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.spec = attribute_model_spec(settings)
 
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        try:
+            attribute_model_spec(settings)
+        except StageUnavailable as exc:
+            return str(exc)
+        return None
+
     def model_version(self) -> str | None:
         return f"{self.spec.name}:{(self.spec.sha256 or 'unknown')[:12]}"
 
-    def loaded(self) -> LoadedAttributeModel:
-        from detact_service.pipeline import resolve_device
-
+    def load(self) -> LoadedAttributeModel:
+        """Model, processor and tokenizer, once per process per folder and device."""
         device = resolve_device(self.settings)
         folder = self.spec.folder
         return cached_model(("attributes", str(folder), device), lambda: load_attribute_model(folder, device))
@@ -134,7 +139,7 @@ class Pix2StructAttributeStage(BaseStage):
         if not views:
             return list(parses)
         outputs = read_attributes(
-            self.loaded(), views, self.settings.attribute_batch_size, self.settings.attribute_max_new_tokens
+            self.load(), views, self.settings.attributes.batch_size, self.settings.attributes.max_new_tokens
         )
         amended = [list(parse.elements) for parse in parses]
         for (p, i), output in zip(owners, outputs, strict=True):

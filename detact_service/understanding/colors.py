@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
-from detact_service.stages import BaseStage, RGBImage
+from detact_service.stages import Backend, RGBImage, register
 
 INK_TYPES = frozenset({ElementType.TEXT, ElementType.LINK, ElementType.ICON})
 MAX_SAMPLES = 4096  # pixels sampled per element: plenty for a colour vote, bounded cost for big regions
@@ -101,11 +101,9 @@ def element_color(image: RGBImage, element: Element) -> str:
     return COLOR_NAMES[int(votes.argmax())]
 
 
-class ColorStage(BaseStage):
+@register("colors", "hsv")
+class ColorStage(Backend):
     """The ``colors`` stage: sets ``color`` on every element."""
-
-    slot = "colors"
-    name = "hsv"
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         return [

@@ -37,8 +37,8 @@ import numpy.typing as npt
 from scipy.ndimage import gaussian_filter, uniform_filter
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.settings import Settings
-from detact_service.stages import RGBImage, StageUnavailable, cached_model
+from detact_service.settings import Settings, get_settings
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.merge import is_glyph_text
 
 FloatArray = npt.NDArray[np.float64]
@@ -339,7 +339,8 @@ class IconMatcher:
     def pack(self) -> IconPack:
         """The template pack, loaded on first use (once per process per folder)."""
         if self._pack is None:
-            folder = Path(self._icons_dir if self._icons_dir is not None else Settings().icons_dir).resolve()
+            chosen = self._icons_dir if self._icons_dir is not None else get_settings().icons.dir
+            folder = Path(chosen).resolve()
             self._pack = cached_model(("icon-pack", str(folder)), lambda: load_pack(folder))
         return self._pack
 
@@ -394,7 +395,7 @@ def icon_candidate(element: Element, settings: Settings) -> bool:
     if element.text and element.text.strip() and not is_glyph_text(element.text):
         return False
     width, height = element.width, element.height
-    if min(width, height) < settings.icon_min_size or max(width, height) > settings.icon_max_size:
+    if min(width, height) < settings.icons.min_size or max(width, height) > settings.icons.max_size:
         return False
     return MIN_ASPECT <= width / height <= MAX_ASPECT
 
@@ -411,19 +412,29 @@ def named_element(element: Element, icon: str) -> Element:
     return element.replace(icon=icon, type=new_type)
 
 
-class IconMatcherStage:
+@register("icons", "ssim")
+class IconMatcherStage(Backend):
     """Pipeline stage: sets ``icon`` on icon-like elements whose best template scores >= the threshold.
 
     Regions and images that get a name become icons; buttons stay buttons (with an icon). A button's
     box is inset by :data:`BUTTON_INSET` first, so its rounded corners or outline do not count as ink.
     """
 
-    slot = "icons"
-    name = "ssim"
+    config = ("icons",)
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.matcher = IconMatcher(icons_dir=settings.icons_dir, threshold=settings.icon_threshold)
+        super().__init__(settings)
+        self.matcher = IconMatcher(icons_dir=settings.icons.dir, threshold=settings.icons.threshold)
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        folder = Path(settings.icons.dir)
+        if not (folder / PACK_FILE).is_file() or not (folder / INDEX_FILE).is_file():
+            return f"icon pack missing in {folder}; run `python icons/build_pack.py`"
+        return None
+
+    def load(self) -> IconPack:
+        return self.matcher.pack
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         """Match every candidate element of every screen in one batch."""

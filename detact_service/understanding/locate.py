@@ -320,9 +320,9 @@ class LocateResult:
 def locate_embedder(settings: Settings) -> WordEmbedder | None:
     """The word embedder :func:`locate` uses with these settings: MiniLM unless the ranker is ``lexical``
     (the ``llm`` ranker answers for whole screens; locating stays local)."""
-    if settings.relevance_backend == "lexical":
+    if settings.relevance.backend == "lexical":
         return None
-    return minilm_embedder(settings.relevance_cache_size)
+    return minilm_embedder(settings.relevance.cache_size)
 
 
 def to_response(

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import supervision as sv
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.stages import BaseStage, RGBImage
+from detact_service.stages import Backend, RGBImage, register
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -303,11 +303,9 @@ def merge_elements(elements: Sequence[Element], screen_width: int | None = None)
     return [element.replace(id=index) for index, element in enumerate(ordered)]
 
 
-class MergeStage(BaseStage):
+@register("merge", "default")
+class MergeStage(Backend):
     """The ``merge`` stage."""
-
-    slot = "merge"
-    name = "default"
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         return [parse.with_elements(merge_elements(parse.elements, parse.width)) for parse in parses]

@@ -16,7 +16,7 @@ The score adds lexical and semantic cues, all vectorised over the screen's vocab
 
 Speed: embeddings are cached per unique word in a bounded LRU and the task is embedded once, so a screen
 costs one small batch of *new* words (none on a repeated screen, as in an agent loop); with
-``DETACT_RELEVANCE_EMBED_BUDGET_MS`` set, new words beyond the budget are scored lexically only and
+``DETACT_RELEVANCE__EMBED_BUDGET_MS`` set, new words beyond the budget are scored lexically only and
 embedded on a later screen. Nothing runs without a task: the stage is then a no-op.
 """
 
@@ -31,15 +31,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
 
 from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
-from detact_service.settings import Settings
-from detact_service.stages import BaseStage, RGBImage, cached_model
+from detact_service.settings import Settings, get_settings
+from detact_service.stages import Backend, RGBImage, cached_model, register
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -557,11 +557,11 @@ def has_task(parse: ScreenParse) -> bool:
     return parse.task is not None and parse.task.strip() != ""
 
 
-class LexicalRelevanceStage(BaseStage):
+@register("relevance", "lexical")
+class LexicalRelevanceStage(Backend):
     """Lexical ranker: quotes, exact/fuzzy words, colours, types; no model."""
 
-    slot = "relevance"
-    name = "lexical"
+    config: ClassVar[tuple[str, ...]] = ("relevance",)
 
     def embedder(self) -> WordEmbedder | None:
         return None
@@ -569,7 +569,7 @@ class LexicalRelevanceStage(BaseStage):
     def rank(self, parse: ScreenParse) -> ScreenParse:
         """Score one parse that has a task."""
         scores = score_elements(
-            parse.elements, parse.task or "", self.embedder(), self.settings.relevance_embed_budget_ms
+            parse.elements, parse.task or "", self.embedder(), self.settings.relevance.embed_budget_ms
         )
         return with_relevance(parse, to_relevance(scores))
 
@@ -577,13 +577,15 @@ class LexicalRelevanceStage(BaseStage):
         return [self.rank(parse) if has_task(parse) and parse.elements else parse for parse in parses]
 
 
+@register("relevance", "minilm")
 class MiniLMRelevanceStage(LexicalRelevanceStage):
     """The local ranker (default): lexical cues plus MiniLM word and sentence embeddings."""
 
-    name = "minilm"
+    def load(self) -> WordEmbedder | None:
+        return self.embedder()
 
     def embedder(self) -> WordEmbedder | None:
-        return minilm_embedder(self.settings.relevance_cache_size)
+        return minilm_embedder(self.settings.relevance.cache_size)
 
     def model_version(self) -> str | None:
         return f"minilm:{MODEL_NAME}"
@@ -593,6 +595,6 @@ def rank_elements(
     parse: ScreenParse, settings: Settings | None = None, backend: str = "minilm"
 ) -> ScreenParse:
     """Score ``parse`` for its task with a local backend (``minilm`` or ``lexical``) outside a pipeline."""
-    settings = settings or Settings()
+    settings = settings or get_settings()
     stage = MiniLMRelevanceStage(settings) if backend == "minilm" else LexicalRelevanceStage(settings)
     return stage.run([], [parse])[0]

@@ -4,7 +4,7 @@ In the spirit of DetACT's filtering step (OmniACT): the model gets the task and 
 list (CAAP lines) and answers the ids of the relevant elements as JSON, most relevant first. Those rank
 first (in the model's order), the others follow in lexical order. When the endpoint is not configured,
 fails, times out or answers anything but that JSON, the local ``minilm`` ranker scores the parse instead
-and ``models["relevance_fallback"]`` says why. The key comes from ``DETACT_LLM_API_KEY``, else
+and ``models["relevance_fallback"]`` says why. The key comes from ``DETACT_LLM__API_KEY``, else
 ``OPENAI_API_KEY``.
 """
 
@@ -21,6 +21,7 @@ import httpx
 from detact_service.core import ScreenParse
 from detact_service.formats.caap import caap_line
 from detact_service.formats.common import element_ids
+from detact_service.stages import register
 from detact_service.understanding.relevance import (
     MiniLMRelevanceStage,
     score_elements,
@@ -78,31 +79,32 @@ def parse_answer(content: str, known: Sequence[int]) -> list[int]:
     return ids
 
 
+@register("relevance", "llm")
 class LLMRelevanceStage(MiniLMRelevanceStage):
     """Relevance from an OpenAI-compatible endpoint, falling back to the local MiniLM ranker."""
 
-    name = "llm"
+    config = ("relevance", "llm")
 
     def api_key(self) -> str | None:
-        """``DETACT_LLM_API_KEY`` (the setting), else ``OPENAI_API_KEY``."""
-        if self.settings.llm_api_key is not None:
-            return self.settings.llm_api_key.get_secret_value()
+        """``DETACT_LLM__API_KEY`` (the setting), else ``OPENAI_API_KEY``."""
+        if self.settings.llm.api_key is not None:
+            return self.settings.llm.api_key.get_secret_value()
         return os.environ.get("OPENAI_API_KEY") or None
 
     def model_version(self) -> str | None:
-        return f"llm:{self.settings.llm_model}"
+        return f"llm:{self.settings.llm.model}"
 
     def ask(self, parse: ScreenParse) -> list[int]:
         """The relevant ids the endpoint names for ``parse`` (raises on any failure)."""
-        base = self.settings.llm_base_url
+        base = self.settings.llm.base_url
         if not base:
-            raise LLMAnswerError("DETACT_LLM_BASE_URL is not set")
+            raise LLMAnswerError("DETACT_LLM__BASE_URL is not set")
         headers = {"Content-Type": "application/json"}
         key = self.api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body = {"model": self.settings.llm_model, "messages": build_messages(parse), "temperature": 0}
-        with httpx.Client(timeout=self.settings.llm_timeout_s, trust_env=False) as client:
+        body = {"model": self.settings.llm.model, "messages": build_messages(parse), "temperature": 0}
+        with httpx.Client(timeout=self.settings.llm.timeout_s, trust_env=False) as client:
             response = client.post(f"{base.rstrip('/')}/chat/completions", json=body, headers=headers)
         response.raise_for_status()
         try:

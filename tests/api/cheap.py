@@ -17,8 +17,7 @@ from PIL import Image
 
 from detact_service.core import Element, ScreenParse
 from detact_service.pipeline import PROFILES, Profile
-from detact_service.settings import Settings
-from detact_service.stages import _BACKENDS, RGBImage, register_backend
+from detact_service.stages import Backend, RGBImage, register_backend, unregister_backend
 
 PROFILE = "cheap-test"
 RUN_SECONDS = 0.3
@@ -26,14 +25,11 @@ BATCH_SIZES: list[int] = []
 _lock = threading.Lock()
 
 
-class SleepStage:
+class SleepStage(Backend):
     """Sleeps ``RUN_SECONDS`` per call and labels each image with its width (one text element)."""
 
     slot = "text"
     name = "sleep-test"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
     def model_version(self) -> str | None:
         return "sleep-test:1"
@@ -57,14 +53,14 @@ class SleepStage:
 @contextlib.contextmanager
 def cheap_profile() -> Iterator[str]:
     """Register the sleep backend and the ``cheap-test`` profile for the duration."""
-    register_backend("text", "sleep-test", f"{__name__}:SleepStage")
+    register_backend(SleepStage)
     description = "Test only: sleeps, one element per image."
     PROFILES[PROFILE] = Profile(PROFILE, (("text", "sleep-test"),), description)
     try:
         yield PROFILE
     finally:
         PROFILES.pop(PROFILE, None)
-        _BACKENDS["text"].pop("sleep-test", None)
+        unregister_backend("text", "sleep-test")
 
 
 def image_png(width: int = 64, height: int = 32, poisoned: bool = False) -> bytes:

@@ -17,21 +17,17 @@ from PIL import Image
 
 from detact_service.core import Element, ScreenParse
 from detact_service.pipeline import PROFILES, Profile
-from detact_service.settings import Settings
-from detact_service.stages import _BACKENDS, RGBImage, register_backend
+from detact_service.stages import Backend, RGBImage, register_backend, unregister_backend
 
 PROFILE = "batch-test"
 PLUGIN = "tests.batch.cheap:register"
 
 
-class PixelStage:
+class PixelStage(Backend):
     """One text element per image: ``WxH r,g,b``."""
 
     slot = "text"
     name = "pixel-test"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
     def model_version(self) -> str | None:
         return "pixel-test:1"
@@ -54,13 +50,13 @@ class PixelStage:
 
 def register() -> None:
     """Register the backend and the ``batch-test`` profile in this process."""
-    register_backend("text", "pixel-test", f"{__name__}:PixelStage")
+    register_backend(PixelStage)
     PROFILES[PROFILE] = Profile(PROFILE, (("text", "pixel-test"),), "Test only: one element per image.")
 
 
 def unregister() -> None:
     PROFILES.pop(PROFILE, None)
-    _BACKENDS["text"].pop("pixel-test", None)
+    unregister_backend("text", "pixel-test")
 
 
 def png(width: int = 64, height: int = 32, color: tuple[int, int, int] = (200, 200, 200)) -> bytes:

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from detact_service.core import ElementType, ScreenParse
-from detact_service.pipeline import create_stage
 from detact_service.settings import Settings
+from detact_service.stages import create_stage
 from tests.render import ScreenPainter, render_form
 
 

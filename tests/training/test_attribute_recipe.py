@@ -93,7 +93,7 @@ def test_prepare_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     manifest = json.loads((models / "manifest.json").read_text())
     assert manifest["models"][0]["kind"] == "attributes" and manifest["models"][0]["sha256"]
 
-    settings = Settings(models_dir=models, attribute_model="toy-attributes", device="cpu")
+    settings = Settings(models_dir=models, attributes={"model": "toy-attributes"}, device="cpu")
     stage = Pix2StructAttributeStage(settings)
     painter = ScreenPainter(640, 360)
     ticked = painter.checkbox((200, 100), checked=True).bbox

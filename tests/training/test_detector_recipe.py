@@ -56,7 +56,7 @@ def test_train_export_and_run_in_the_runtime(tmp_path: Path) -> None:
     entry = record(onnx_file, CLASSES, SIZE, models, data_version="smoke")
     assert entry["sha256"] and (models / "manifest.json").is_file()
 
-    settings = Settings(models_dir=models, device="cpu", detector_conf=0.0001)
+    settings = Settings(models_dir=models, device="cpu", detector={"conf": 0.0001})
     detector = YoloOnnxDetector(settings)
     image = np.full((400, 600, 3), 255, dtype=np.uint8)
     parse = detector.run([image, image], [ScreenParse(600, 400), ScreenParse(600, 400)])

@@ -121,7 +121,7 @@ def test_failures_fall_back_to_the_local_ranker(fake: FakeServer, mode: str) -> 
 
 def test_unconfigured_endpoint_falls_back() -> None:
     result = LLMRelevanceStage(Settings(relevance_embed_budget_ms=0)).run([], [parse()])[0]
-    assert "LLM_BASE_URL" in result.models["relevance_fallback"] and best(result) == 2
+    assert "DETACT_LLM__BASE_URL" in result.models["relevance_fallback"] and best(result) == 2
 
 
 def test_answer_parsing() -> None:

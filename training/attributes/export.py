@@ -6,11 +6,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 from typing import Any
+
+from detact_service.models import file_sha256, write_manifest_entry
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SHIPPED_FILES = (
@@ -48,17 +49,14 @@ def export(
         "kind": "attributes",
         "file": f"{name}/model.safetensors",
         "folder": name,
-        "sha256": hashlib.sha256(weights.read_bytes()).hexdigest(),
+        "sha256": file_sha256(weights),
         "max_patches": processor.get("max_patches"),
         "parameters": _parameters(config),
         "data_version": data_version,
         "metrics": metrics or {},
         "command": command,
     }
-    manifest_path = models_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {"models": []}
-    manifest["models"] = [m for m in manifest["models"] if m.get("name") != name] + [entry]
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    write_manifest_entry(models_dir, entry)
     return target
 
 

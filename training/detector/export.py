@@ -7,12 +7,12 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 from pathlib import Path
 from typing import Any
 
+from detact_service.models import file_sha256, write_manifest_entry
 from training.detector.offline import go_offline
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -39,20 +39,16 @@ def record(
     **extra: Any,
 ) -> dict[str, Any]:
     """Add or replace the detector's entry in ``models_dir/manifest.json``."""
-    manifest_path = models_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {"models": []}
     entry = {
         "name": name,
         "kind": "detector",
         "file": onnx_file.name,
-        "sha256": hashlib.sha256(onnx_file.read_bytes()).hexdigest(),
+        "sha256": file_sha256(onnx_file),
         "classes": classes,
         "input_size": imgsz,
         **extra,
     }
-    manifest["models"] = [m for m in manifest["models"] if m.get("name") != name] + [entry]
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
-    return entry
+    return write_manifest_entry(models_dir, entry).model_dump(mode="json", exclude_none=True)
 
 
 def class_names(weights: Path) -> list[str]:

