@@ -70,7 +70,7 @@ def train(
             project=str(project.resolve()),
             name=name,
             exist_ok=True,
-            pretrained=False,
+            pretrained=init is not None,  # False would drop the init weights and train from scratch
             cache=cache,
             warmup_epochs=warmup_epochs,
             close_mosaic=close_mosaic,
