@@ -111,20 +111,21 @@ def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
 
 
 def drop_groups(widgets: Sequence[Element]) -> list[Element]:
-    """Drop detector boxes that hold two or more other controls (a toolbar, a card, a dialog)."""
+    """Drop detector boxes that hold two or more other detector boxes (a toolbar, a card, a dialog).
+
+    Only detector boxes count as controls here: the classical segmenter's types are guesses that a real
+    screen's list row (an avatar read as a radio, a badge as a button) would otherwise break up.
+    """
     detected = np.asarray([w.source == "detector" for w in widgets])
-    if detected.sum() == 0 or len(widgets) < 3:
+    if detected.sum() < 3:
         return list(widgets)
-    boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
-    controls = np.asarray([w.is_interactive for w in widgets])
+    boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)[detected]
     inside = containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
     np.fill_diagonal(inside, False)
     areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
     inside &= areas[:, None] < areas[None, :]
-    held = (inside & controls[:, None]).sum(axis=0)
-    marks = np.asarray([w.type in MARK_CONTROLS for w in widgets])
-    holds_mark = (inside & marks[:, None]).any(axis=0)  # a checkbox row: the checkbox carries the label
-    group = detected & ~marks & ((held >= 2) | holds_mark)
+    group = np.zeros(len(widgets), dtype=bool)
+    group[np.flatnonzero(detected)] = inside.sum(axis=0) >= 2
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
 
 
