@@ -1,6 +1,7 @@
 """``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``,
 ``python -m training.eval detector|attributes [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
-``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]``."""
+``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]`` and
+``python -m training.eval phone [--split val] [--methods detector,fast,detact] [--limit N]``."""
 
 from __future__ import annotations
 
@@ -37,7 +38,22 @@ def main() -> None:
                 "--peer", action="store_true", help="also run OmniParser v2's icon detector, side by side"
             )
             sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
+    phone = sub.add_parser("phone", help="clickable-view recall on phone_real (split by app)")
+    phone.add_argument("--split", default="val", choices=["train", "val", "test"])
+    phone.add_argument("--methods", default="detector,fast,detact", help="detector and/or profile names")
+    phone.add_argument("--limit", type=int, default=None, help="first N screens of the split")
+    phone.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/PHONE.md)")
     args = parser.parse_args()
+    if args.command == "phone":
+        from detact_service.settings import get_settings
+        from training.eval import phone as phone_eval
+
+        print(
+            phone_eval.main(
+                args.out or phone_eval.OUT, args.split, args.methods.split(","), args.limit, get_settings()
+            )
+        )
+        return
     if args.command in ("detector", "attributes"):
         from detact_service.settings import get_settings
 

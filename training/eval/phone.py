@@ -9,8 +9,9 @@ by flooding an agent's prompt shows up there.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +21,7 @@ from detact_service.core import ScreenParse
 from detact_service.settings import Settings
 from training.data.phone_real import PhoneScreen
 
+OUT = Path(__file__).resolve().parents[2] / "docs" / "PHONE.md"
 Boxes = npt.NDArray[np.float64]
 BoxFinder = Callable[[npt.NDArray[np.uint8]], Boxes]
 IOU = 0.5
@@ -150,3 +152,23 @@ def report(split: str, methods: dict[str, BoxFinder], limit: int | None = None) 
         )
         print(lines[-1], flush=True)
     return "\n".join(lines) + "\n"
+
+
+def main(out: Path, split: str, methods: Sequence[str], limit: int | None, settings: Settings) -> str:
+    """Evaluate each method (``detector`` alone, or a profile's whole parse) and write ``out``."""
+    finders = {
+        name: detector_finder(settings) if name == "detector" else parse_finder(settings, name)
+        for name in (m.strip() for m in methods)
+        if name
+    }
+    conf = settings.detector.conf if settings.detector.conf is not None else "the model's own"
+    header = (
+        "# Clickable views found on real phone screens\n\n"
+        "Made by `python -m training.eval phone` (`training/eval/phone.py`): recall of the clickable views "
+        "at IoU >= 0.5, centre-hit (the centre of some returned box lies inside the view), elements per "
+        f"screen and time per screen on this machine. Detector confidence: {conf}.\n\n"
+    )
+    text = header + report(split, finders, limit)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return text
