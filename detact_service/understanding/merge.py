@@ -27,6 +27,8 @@ DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
 SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
 SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the same control
+PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this many times its area, is it
+ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = frozenset(
@@ -89,10 +91,13 @@ def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
     typed = [i for i, w in enumerate(widgets) if w.source != "detector" and w.type in SPECIFIC_TYPES]
     if not detected or not typed:
         return list(widgets)
-    ious = iou_matrix(
-        np.asarray([widgets[i].bbox for i in typed], dtype=np.float64),
-        np.asarray([widgets[i].bbox for i in detected], dtype=np.float64),
-    )
+    segment_boxes = np.asarray([widgets[i].bbox for i in typed], dtype=np.float64)
+    detector_boxes = np.asarray([widgets[i].bbox for i in detected], dtype=np.float64)
+    ious = iou_matrix(segment_boxes, detector_boxes)
+    # A small control inside a padded detector box of at most PADDED_AREA times its size is the same one.
+    area_ratio = box_areas(detector_boxes)[None, :] / np.maximum(box_areas(segment_boxes)[:, None], 1.0)
+    padded = (containment(segment_boxes, detector_boxes) >= GROUP_INSIDE) & (area_ratio <= PADDED_AREA)
+    ious = np.where(padded, np.maximum(ious, SAME_CONTROL_IOU), ious)
     best = ious.argmax(axis=1)
     out = list(widgets)
     dropped: set[int] = set()
@@ -129,6 +134,36 @@ def drop_groups(widgets: Sequence[Element]) -> list[Element]:
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
 
 
+def box_areas(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Areas of xyxy boxes."""
+    return np.asarray((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), dtype=np.float64)
+
+
+def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
+    """Drop a detector box around one checkbox or radio and its one-line label: the mark is the control.
+
+    The mark then takes the label (:func:`label_marks`) and its own box stays the click target. A box
+    whose texts lie on several rows (a list item with a title and a subtitle) is no mark row.
+    """
+    detected = np.asarray([w.source == "detector" and w.type not in LABELLED_MARKS for w in widgets])
+    marks = np.asarray([w.type in LABELLED_MARKS for w in widgets])
+    if not detected.any() or not marks.any():
+        return list(widgets)
+    boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
+    held = containment(boxes[marks], boxes[detected]) >= GROUP_INSIDE  # [mark, detector box]
+    mark_heights = (boxes[marks, 3] - boxes[marks, 1])[:, None]
+    row_heights = (boxes[detected, 3] - boxes[detected, 1])[None, :]
+    one_mark = (held.sum(axis=0) == 1) & (held & (row_heights <= ROW_HEIGHTS * mark_heights)).any(axis=0)
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    text_inside = containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
+    text_centres = (text_boxes[:, 1] + text_boxes[:, 3]) / 2
+    mark_centres = ((boxes[marks, 1] + boxes[marks, 3]) / 2)[held.argmax(axis=0)]
+    off_row = text_inside & (np.abs(text_centres[:, None] - mark_centres[None, :]) > mark_heights.max())
+    drop = np.zeros(len(widgets), dtype=bool)
+    drop[np.flatnonzero(detected)] = one_mark & ~off_row.any(axis=0)
+    return [w for w, dropped in zip(widgets, drop, strict=True) if not dropped]
+
+
 def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
     """Drop untyped segments (a glyph, a picture) inside a detector box: the control is the box."""
     detected = np.asarray([w.source == "detector" for w in widgets])
@@ -157,6 +192,7 @@ def label_marks(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
             gap = np.where(right_gap >= -2, right_gap, left_gap + LABEL_GAP * height)  # right side first
             gap = np.where(same_row & (gap >= -2) & (gap <= 2 * LABEL_GAP * height), gap, np.inf)
             gap[list(taken)] = np.inf
+            gap[[is_glyph_text(t.text or "") for t in texts]] = np.inf  # a pictogram is no label
             nearest = int(gap.argmin())
             if np.isfinite(gap[nearest]):
                 taken.add(nearest)
@@ -295,6 +331,7 @@ def merge_elements(elements: Sequence[Element], screen_width: int | None = None)
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
     others = drop_glyphs_in_controls(drop_groups(deduplicate(others)))
     texts = drop_misread_widgets(texts, others)
+    others = drop_mark_rows(texts, others)
     texts, others = attach_text(texts, others)
     others = unlabelled_marks_to_icons(texts, others)
     texts, others = label_marks(texts, others)
