@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import supervision as sv
 
+from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.stages import BaseStage, RGBImage
 
@@ -38,25 +38,10 @@ TEXT_HOLDERS = frozenset(
 )
 
 
-def containment(inner: npt.NDArray[np.number], outer: npt.NDArray[np.number]) -> npt.NDArray[np.float64]:
-    """``(I, O)`` matrix: the share of each inner box's area that lies inside each outer box."""
-    if len(inner) == 0 or len(outer) == 0:
-        return np.zeros((len(inner), len(outer)))
-    top_left = np.maximum(inner[:, None, :2], outer[None, :, :2])
-    bottom_right = np.minimum(inner[:, None, 2:], outer[None, :, 2:])
-    overlap = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
-    area = np.clip(inner[:, 2:] - inner[:, :2], 1e-9, None).prod(axis=1)
-    return np.asarray(overlap / area[:, None], dtype=np.float64)
-
-
 def deduplicate(elements: Sequence[Element], iou: float = DUPLICATE_IOU) -> list[Element]:
     """Non-maximum suppression over non-text boxes, trusting detectors over segmenters."""
-    if len(elements) < 2:
-        return list(elements)
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
-    priority = np.asarray([SOURCE_TRUST.get(e.source, 0.0) + min(e.score, 0.999) for e in elements])
-    keep = sv.box_non_max_suppression(np.column_stack([boxes, priority]), iou_threshold=iou)
-    return [e for e, kept in zip(elements, keep, strict=True) if kept]
+    priority = [SOURCE_TRUST.get(e.source, 0.0) + min(e.score, 0.999) for e in elements]
+    return geometry.deduplicate(elements, geometry.boxes_of(elements), priority, iou)
 
 
 def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
@@ -64,10 +49,10 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
     holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS]
     if not texts or not holders:
         return list(texts), list(widgets)
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
-    holder_boxes = np.asarray([widgets[i].bbox for i in holders], dtype=np.float64)
-    inside = containment(text_boxes, holder_boxes) >= TEXT_INSIDE
-    holder_area = (holder_boxes[:, 2:] - holder_boxes[:, :2]).prod(axis=1)
+    text_boxes = geometry.boxes_of(texts)
+    holder_boxes = geometry.boxes_of([widgets[i] for i in holders])
+    inside = geometry.containment(text_boxes, holder_boxes) >= TEXT_INSIDE
+    holder_area = geometry.areas(holder_boxes)
     owner = np.where(inside, holder_area[None, :], np.inf).argmin(axis=1)
     owned = inside.any(axis=1)
 
@@ -115,10 +100,9 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     """
     if not texts or not widgets:
         return list(texts)
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
-    widget_boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
-    text_in_widget = containment(text_boxes, widget_boxes)
-    widget_in_text = containment(widget_boxes, text_boxes).T
+    text_boxes, widget_boxes = geometry.boxes_of(texts), geometry.boxes_of(widgets)
+    text_in_widget = geometry.containment(text_boxes, widget_boxes)
+    widget_in_text = geometry.containment(widget_boxes, text_boxes).T
     is_control = np.asarray([w.type in MARK_CONTROLS for w in widgets])
     glyph = np.asarray([is_glyph_text(t.text or "") for t in texts])
     in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
@@ -136,7 +120,7 @@ def unlabelled_marks_to_icons(texts: Sequence[Element], widgets: Sequence[Elemen
     """
     if not widgets:
         return []
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    text_boxes = geometry.boxes_of(texts)
     out = []
     for widget in widgets:
         needs_label = widget.type is ElementType.RADIO or (
