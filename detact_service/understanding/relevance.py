@@ -22,6 +22,7 @@ embedded on a later screen. Nothing runs without a task: the stage is then a no-
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import queue
@@ -197,7 +198,9 @@ class WordEmbedder:
 
     With a time budget, new words are embedded in batches sized from the measured cost per word until
     the budget is spent; the rest go to a background thread (one per embedder) so that the next screen,
-    typically the same or a similar one in an agent loop, finds them cached.
+    typically the same or a similar one in an agent loop, finds them cached. :meth:`close` stops that
+    thread after the batch it is embedding; it runs at interpreter exit too (a thread still inside torch
+    when the process ends aborts it: ``terminate called without an active exception``).
     """
 
     def __init__(self, model: Any, cache_size: int = 50_000) -> None:
@@ -209,8 +212,9 @@ class WordEmbedder:
         self.encode_lock = threading.Lock()
         self.ms_per_word = 3.0
         self.call_ms = 20.0
-        self.pending: queue.Queue[tuple[list[str], str | None]] = queue.Queue()
+        self.pending: queue.Queue[tuple[list[str], str | None] | None] = queue.Queue()
         self.worker: threading.Thread | None = None
+        self.closed = False
 
     def encode(self, texts: list[str]) -> FloatArray:
         """Normalised embeddings of ``texts`` (no cache), on one CPU thread (see :data:`ENCODE_THREADS`)."""
@@ -305,23 +309,43 @@ class WordEmbedder:
 
     def _backfill(self, words: list[str], task: str | None = None) -> None:
         with self.lock:
+            if self.closed:
+                return
             if self.worker is None or not self.worker.is_alive():
+                if self.worker is None:
+                    atexit.register(self.close)
                 self.worker = threading.Thread(target=self._work, name="relevance-backfill", daemon=True)
                 self.worker.start()
         self.pending.put((words, task))
 
     def _work(self) -> None:
         while True:
-            words, task = self.pending.get()
-            with self.lock:
-                words = [w for w in words if w not in self.words]
+            item = self.pending.get()
             try:
-                if task is not None:
+                if item is None:  # close(): stop
+                    return
+                words, task = item
+                with self.lock:
+                    words = [w for w in words if w not in self.words]
+                if task is not None and not self.closed:
                     self.task(task)
                 for offset in range(0, len(words), 32):
+                    if self.closed:
+                        break
                     self._store(words[offset : offset + 32])
             finally:
                 self.pending.task_done()
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop the background thread after the batch it is embedding (words still queued are dropped)
+        and wait for it; later budget overruns are then scored lexically only. Idempotent."""
+        with self.lock:
+            self.closed = True
+            worker = self.worker
+        if worker is None or not worker.is_alive():
+            return
+        self.pending.put(None)
+        worker.join(timeout_s)
 
     def wait_backfill(self, timeout_s: float = 60.0) -> None:
         """Block until the background queue is drained (for benchmarks and tests)."""
