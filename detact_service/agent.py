@@ -191,13 +191,13 @@ def describe(
     With ``task``, elements are ranked for it and ``max_elements`` keeps the most relevant ones (ids
     unchanged, so ``view.point("element_12")`` is the element the agent saw as ``element_12``).
     """
-    from detact_service.formats import select_top
+    from detact_service.formats import select_relevant
 
     if format not in AGENT_FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
     if max_elements is not None and max_elements < 1:
         raise ValueError("max_elements must be a positive integer")
-    parse = select_top(_parse(image, task, profile, settings), max_elements)
+    parse = select_relevant(_parse(image, task, profile, settings), max_elements)
     return view_of(parse, format)
 
 

@@ -59,10 +59,10 @@ def parse(
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Parse one screenshot and print its elements."""
-    from detact_service.formats import select_top, to_caap, to_detact, to_public, to_som_png
+    from detact_service.formats import select_relevant, to_caap, to_detact, to_public, to_som_png
 
     pixels, pipeline = _image_and_pipeline(image, profile)
-    result = select_top(pipeline.parse(pixels, task=task), max_elements)
+    result = select_relevant(pipeline.parse(pixels, task=task), max_elements)
 
     if output_format is OutputFormat.som:
         target = out or image.with_name(f"{image.stem}.som.png")

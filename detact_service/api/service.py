@@ -16,7 +16,7 @@ from detact_service.api.batching import Batcher
 from detact_service.api.errors import ApiError
 from detact_service.api.metrics import Metrics
 from detact_service.api.models import ProfileInfo
-from detact_service.formats import parse_formats, select_top, to_response
+from detact_service.formats import parse_formats, select_relevant, to_response
 from detact_service.formats.schema import LocateResponse, ParseResponse
 from detact_service.io import load_image
 from detact_service.pipeline import (
@@ -189,7 +189,7 @@ class ParseService:
         except StageUnavailable as exc:
             raise ApiError(503, "stage_unavailable", str(exc)) from None
         mark_warm(pipeline)
-        parse = select_top(parse, max_elements)
+        parse = select_relevant(parse, max_elements)
 
         def render() -> ParseResponse:
             start = time.perf_counter()

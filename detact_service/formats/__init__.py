@@ -20,7 +20,7 @@ from detact_service.formats.caap import to_caap
 from detact_service.formats.detact import to_detact
 from detact_service.formats.json import from_public, to_public
 from detact_service.formats.schema import ParseResponse
-from detact_service.formats.select import select_top
+from detact_service.formats.select import select_relevant, select_top
 from detact_service.formats.som import to_som_png
 from detact_service.stages import RGBImage
 
@@ -32,6 +32,7 @@ __all__ = [
     "from_public",
     "parse_formats",
     "render",
+    "select_relevant",
     "select_top",
     "to_caap",
     "to_detact",
