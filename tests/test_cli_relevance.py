@@ -85,7 +85,7 @@ def busy_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("type your email address", "input"),  # the field under the label
     ],
 )
-def test_a_task_alone_gives_the_filtered_list_holding_the_target(busy_png: Path, task: str, named: str) -> None:
+def test_a_task_alone_gives_a_filtered_list_with_the_target(busy_png: Path, task: str, named: str) -> None:
     untasked = runner.invoke(app, ["parse", str(busy_png), "--profile", "detact"])
     assert untasked.exit_code == 0, untasked.output
     everything = json.loads(untasked.stdout)["elements"]
