@@ -72,6 +72,25 @@ PROFILES: dict[str, Profile] = {
 PREFERENCE = ("full", "fast", "detact")
 
 
+def register_profile(profile: Profile) -> None:
+    """Add (or replace) a profile by its name (plugins, tests); cached pipelines of that name are dropped."""
+    with _pipelines_lock:
+        PROFILES[profile.name] = profile
+        _drop_pipelines(profile.name)
+
+
+def unregister_profile(name: str) -> None:
+    """Remove a profile :func:`register_profile` added, with its cached pipelines."""
+    with _pipelines_lock:
+        PROFILES.pop(name, None)
+        _drop_pipelines(name)
+
+
+def _drop_pipelines(name: str) -> None:
+    for key in [key for key in _pipelines if key[0] == name]:
+        del _pipelines[key]
+
+
 class ProfileUnavailable(RuntimeError):
     """The profile exists but a model it needs is missing here."""
 

@@ -88,6 +88,11 @@ def register_backend(slot: str, name: str, target: str) -> None:
     _BACKENDS.setdefault(slot, {})[name] = target
 
 
+def unregister_backend(slot: str, name: str) -> None:
+    """Forget a backend :func:`register_backend` added (a plugin unloading, a test cleaning up)."""
+    _BACKENDS.get(slot, {}).pop(name, None)
+
+
 def backend_names(slot: str) -> list[str]:
     return sorted(_BACKENDS.get(slot, {}))
 

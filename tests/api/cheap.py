@@ -16,9 +16,9 @@ import numpy as np
 from PIL import Image
 
 from detact_service.core import Element, ScreenParse
-from detact_service.pipeline import PROFILES, Profile
+from detact_service.pipeline import Profile, register_profile, unregister_profile
 from detact_service.settings import Settings
-from detact_service.stages import _BACKENDS, RGBImage, register_backend
+from detact_service.stages import RGBImage, register_backend, unregister_backend
 
 PROFILE = "cheap-test"
 RUN_SECONDS = 0.3
@@ -59,12 +59,12 @@ def cheap_profile() -> Iterator[str]:
     """Register the sleep backend and the ``cheap-test`` profile for the duration."""
     register_backend("text", "sleep-test", f"{__name__}:SleepStage")
     description = "Test only: sleeps, one element per image."
-    PROFILES[PROFILE] = Profile(PROFILE, (("text", "sleep-test"),), description)
+    register_profile(Profile(PROFILE, (("text", "sleep-test"),), description))
     try:
         yield PROFILE
     finally:
-        PROFILES.pop(PROFILE, None)
-        _BACKENDS["text"].pop("sleep-test", None)
+        unregister_profile(PROFILE)
+        unregister_backend("text", "sleep-test")
 
 
 def image_png(width: int = 64, height: int = 32, poisoned: bool = False) -> bytes:

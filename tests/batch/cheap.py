@@ -16,9 +16,9 @@ import numpy as np
 from PIL import Image
 
 from detact_service.core import Element, ScreenParse
-from detact_service.pipeline import PROFILES, Profile
+from detact_service.pipeline import Profile, register_profile, unregister_profile
 from detact_service.settings import Settings
-from detact_service.stages import _BACKENDS, RGBImage, register_backend
+from detact_service.stages import RGBImage, register_backend, unregister_backend
 
 PROFILE = "batch-test"
 PLUGIN = "tests.batch.cheap:register"
@@ -55,12 +55,12 @@ class PixelStage:
 def register() -> None:
     """Register the backend and the ``batch-test`` profile in this process."""
     register_backend("text", "pixel-test", f"{__name__}:PixelStage")
-    PROFILES[PROFILE] = Profile(PROFILE, (("text", "pixel-test"),), "Test only: one element per image.")
+    register_profile(Profile(PROFILE, (("text", "pixel-test"),), "Test only: one element per image."))
 
 
 def unregister() -> None:
-    PROFILES.pop(PROFILE, None)
-    _BACKENDS["text"].pop("pixel-test", None)
+    unregister_profile(PROFILE)
+    unregister_backend("text", "pixel-test")
 
 
 def png(width: int = 64, height: int = 32, color: tuple[int, int, int] = (200, 200, 200)) -> bytes:
