@@ -149,15 +149,11 @@ def load_any_image(image: ImageLike, max_pixels: int = 40_000_000) -> RGBImage:
 
 def render_prompt(parse: ScreenParse, format: str) -> str:
     """The prompt block of ``parse`` in ``caap``, ``detact`` or ``json`` (the public schema)."""
-    from detact_service.formats import to_caap, to_detact, to_public
+    from detact_service.formats import render_one
 
-    if format == "caap":
-        return to_caap(parse)
-    if format == "detact":
-        return to_detact(parse)
-    if format == "json":
-        return to_public(parse).model_dump_json(indent=1)
-    raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
+    if format not in AGENT_FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
+    return str(render_one(parse, format, indent=1))
 
 
 def view_of(parse: ScreenParse, format: str = "caap") -> AgentView:

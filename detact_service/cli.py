@@ -59,22 +59,18 @@ def parse(
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Parse one screenshot and print its elements."""
-    from detact_service.formats import select_relevant, to_caap, to_detact, to_public, to_som_png
+    from detact_service.formats import render_one, select_relevant
 
     pixels, pipeline = _image_and_pipeline(image, profile)
     result = select_relevant(pipeline.parse(pixels, task=task), max_elements)
+    rendered = render_one(result, output_format.value, pixels)
 
-    if output_format is OutputFormat.som:
+    if isinstance(rendered, bytes):  # som
         target = out or image.with_name(f"{image.stem}.som.png")
-        target.write_bytes(to_som_png(pixels, result))
+        target.write_bytes(rendered)
         typer.echo(f"wrote {target} ({len(result.elements)} elements)", err=True)
         return
-    if output_format is OutputFormat.caap:
-        text = to_caap(result)
-    elif output_format is OutputFormat.detact:
-        text = to_detact(result)
-    else:
-        text = to_public(result).model_dump_json(indent=2)
+    text = rendered
     if out is not None:
         out.write_text(text + "\n")
         typer.echo(f"wrote {out} ({len(result.elements)} elements)", err=True)

@@ -7,14 +7,18 @@ builds each once, and stages load their models on first use.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 from detact_service.core import ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, Stage, StageUnavailable, create_stage
+
+log = logging.getLogger("detact_service.pipeline")
 
 
 @dataclass(frozen=True)
@@ -132,11 +136,54 @@ class Pipeline:
             for slot, backend in profile.stages
         ]
 
+    @overload
     def parse_batch(
-        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None
-    ) -> list[ScreenParse]:
-        """Parse several screenshots; each stage sees the whole batch at once."""
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None] | None = None,
+        *,
+        isolate_errors: Literal[False] = False,
+    ) -> list[ScreenParse]: ...
+
+    @overload
+    def parse_batch(
+        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None, *, isolate_errors: bool
+    ) -> list[ScreenParse | Exception]: ...
+
+    def parse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None] | None = None,
+        *,
+        isolate_errors: bool = False,
+    ) -> list[ScreenParse] | list[ScreenParse | Exception]:
+        """Parse several screenshots; each stage sees the whole batch at once.
+
+        With ``isolate_errors``, a failing batch is parsed again image by image and each image gets its
+        parse or the exception it raised (one bad image fails only itself: what the API and the batch
+        runner answer); without, the first error propagates.
+        """
         tasks = list(tasks) if tasks is not None else [None] * len(images)
+        if not isolate_errors:
+            return self._run(images, tasks)
+        results: list[ScreenParse | Exception] = []
+        try:
+            results.extend(self._run(images, tasks))
+            return results
+        except Exception as exc:
+            if len(images) == 1:
+                results.append(exc)
+                return results
+            log.warning("a batch of %d failed (%s); parsing its images one by one", len(images), exc)
+        for image, task in zip(images, tasks, strict=True):
+            try:
+                results.extend(self._run([image], [task]))
+            except Exception as exc:
+                results.append(exc)
+        return results
+
+    def _run(self, images: Sequence[RGBImage], tasks: Sequence[str | None]) -> list[ScreenParse]:
+        """Every stage over the batch, timing each."""
         parses = [
             ScreenParse(
                 width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name}

@@ -389,7 +389,7 @@ def test_warm_up_makes_the_server_ready() -> None:
 class _ExplodingPipeline:
     profile = PROFILES["detact"]
 
-    def parse(self, image: object, task: str | None = None) -> object:
+    def parse_batch(self, images: object, tasks: object = None, *, isolate_errors: bool = False) -> object:
         raise RuntimeError("secret internals at /srv/models/key.bin")
 
 
