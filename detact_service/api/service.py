@@ -201,7 +201,8 @@ class ParseService:
 
     async def locate(self, pipeline: Pipeline, image: RGBImage, description: str) -> LocateResponse:
         """Parse (batched with other requests, no task) and locate ``description`` in a worker thread."""
-        from detact_service.understanding.locate import locate, locate_embedder, to_response
+        from detact_service.library import locate_in
+        from detact_service.understanding.locate import to_response
 
         try:
             parse = await self.batcher.submit(pipeline, image, None)
@@ -211,7 +212,7 @@ class ParseService:
 
         def run() -> LocateResponse:
             start = time.perf_counter()
-            result = locate(parse, description, embedder=locate_embedder(self.settings))
+            result = locate_in(parse, description, self.settings)
             timings = dict(parse.timings_ms)
             timings["locate"] = round((time.perf_counter() - start) * 1000.0, 2)
             return to_response(result, timings, parse.models)
