@@ -8,23 +8,19 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from detact_service.api.app import create_app
 from detact_service.settings import Settings
 from tests.api.test_api import running
-from training.data.sources.dom import CHROME_BINARY, CHROME_FLAGS, CHROMEDRIVER
+from tests.browser import chromium
 
 OFFLINE_FLAGS = (
     "--proxy-server=http://127.0.0.1:9",  # a dead proxy for every host but loopback
@@ -41,21 +37,8 @@ def url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def offline_browser() -> Iterator[webdriver.Chrome]:
-    if not (Path(CHROME_BINARY).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("the browser tests need /usr/bin/chromium and /usr/bin/chromedriver")
-    profile = tempfile.mkdtemp(prefix="detact-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROME_BINARY
-    for flag in (*CHROME_FLAGS, *OFFLINE_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    browser.set_window_size(1400, 1000)
-    try:
+    with chromium(OFFLINE_FLAGS, {"performance": "ALL", "browser": "ALL"}, size=(1400, 1000)) as browser:
         yield browser
-    finally:
-        browser.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def test_docs_page_names_nothing_outside_the_service(url: str) -> None:
