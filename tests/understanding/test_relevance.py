@@ -9,11 +9,11 @@ import pytest
 from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.formats import select_top, to_caap, to_public
 from detact_service.settings import Settings
+from detact_service.understanding.embeddings import WordEmbedder
 from detact_service.understanding.relevance import (
     LexicalRelevanceStage,
     MiniLMRelevanceStage,
     TaskQuery,
-    WordEmbedder,
     quoted_strings,
 )
 
