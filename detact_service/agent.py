@@ -11,30 +11,18 @@ models loaded on the first call and kept warm for the next.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import re
 from dataclasses import dataclass, field
-from os import PathLike
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
+from detact_service import library
 from detact_service.core import Element, ScreenParse
 from detact_service.formats.common import element_ids
+from detact_service.io import ImageLike, load_any_image
 from detact_service.settings import Settings
-from detact_service.stages import RGBImage
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-    from PIL import Image
-
     from detact_service.understanding.locate import LocateResult
-
-    ImageLike = str | PathLike[str] | bytes | bytearray | Image.Image | npt.NDArray[np.uint8]
-else:
-    ImageLike = Any
 
 __all__ = ["AgentView", "ImageLike", "describe", "load_any_image", "locate", "parse_element_id"]
 
@@ -95,69 +83,13 @@ class AgentView:
         raise KeyError(f"element_{key} is not in this view")
 
 
-def _decode_text(text: str) -> bytes | Path:
-    """A string image: a file path when one exists, else base64 (a ``data:`` URL prefix allowed)."""
-    stripped = text.strip()
-    if not stripped:
-        raise ValueError("the image is an empty string")
-    if stripped.startswith("data:"):
-        header, sep, stripped = stripped.partition(",")
-        if not sep or not header.endswith(";base64"):
-            raise ValueError("a data: URL must be base64-encoded (data:<type>;base64,<data>)")
-    elif len(stripped) < 1024 and "\n" not in stripped:
-        path = Path(stripped).expanduser()
-        if path.exists():
-            return path
-        if "/" in stripped or "\\" in stripped or "." in stripped[-6:]:
-            raise FileNotFoundError(f"no such image file: {stripped}")
-    try:
-        return base64.b64decode("".join(stripped.split()), validate=True)
-    except (binascii.Error, ValueError):
-        raise ValueError("the image is neither an existing file path nor valid base64") from None
-
-
-def load_any_image(image: ImageLike, max_pixels: int = 40_000_000) -> RGBImage:
-    """An RGB array from a path, base64 text, file bytes, PIL image or ``(H, W[, C])`` uint8 array.
-
-    Bad input raises :class:`~detact_service.io.ImageError` (or ``FileNotFoundError``, ``ValueError``).
-    """
-    import numpy as np
-    from PIL import Image
-
-    from detact_service.io import load_image, load_image_file, to_rgb_array
-
-    if isinstance(image, str):
-        decoded = _decode_text(image)
-        if isinstance(decoded, Path):
-            return load_image_file(decoded, max_pixels=max_pixels)
-        return load_image(decoded, max_pixels=max_pixels)
-    if isinstance(image, PathLike):
-        return load_image_file(Path(image), max_pixels=max_pixels)
-    if isinstance(image, bytes | bytearray):
-        return load_image(bytes(image), max_pixels=max_pixels)
-    if isinstance(image, Image.Image):
-        return to_rgb_array(image)
-    array = np.asarray(image)
-    if array.dtype != np.uint8 or array.ndim not in (2, 3):
-        raise ValueError(f"an image array must be (H, W[, C]) uint8, not {array.shape} {array.dtype}")
-    if array.ndim == 3 and array.shape[2] == 3:
-        return np.ascontiguousarray(array)
-    buffer = io.BytesIO()
-    Image.fromarray(array).save(buffer, format="PNG")
-    return to_rgb_array(Image.open(buffer))
-
-
 def render_prompt(parse: ScreenParse, format: str) -> str:
     """The prompt block of ``parse`` in ``caap``, ``detact`` or ``json`` (the public schema)."""
-    from detact_service.formats import to_caap, to_detact, to_public
+    from detact_service.formats import render_one
 
-    if format == "caap":
-        return to_caap(parse)
-    if format == "detact":
-        return to_detact(parse)
-    if format == "json":
-        return to_public(parse).model_dump_json(indent=1)
-    raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
+    if format not in AGENT_FORMATS:
+        raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
+    return str(render_one(parse, format, indent=1))
 
 
 def view_of(parse: ScreenParse, format: str = "caap") -> AgentView:
@@ -167,15 +99,6 @@ def view_of(parse: ScreenParse, format: str = "caap") -> AgentView:
         for element_id, element in zip(element_ids(parse), parse.elements, strict=True)
     }
     return AgentView(prompt=render_prompt(parse, format), format=format, parse=parse, points=points)
-
-
-def _parse(image: ImageLike, task: str | None, profile: str | None, settings: Settings | None) -> ScreenParse:
-    from detact_service.pipeline import get_pipeline
-    from detact_service.settings import get_settings
-
-    settings = settings or get_settings()
-    pixels = load_any_image(image, max_pixels=settings.max_pixels)
-    return get_pipeline(settings, profile).parse(pixels, task=task)
 
 
 def describe(
@@ -188,16 +111,12 @@ def describe(
 ) -> AgentView:
     """Parse ``image`` and return the prompt block plus the id-to-point map, in one call.
 
-    With ``task``, elements are ranked for it and ``max_elements`` keeps the most relevant ones (ids
-    unchanged, so ``view.point("element_12")`` is the element the agent saw as ``element_12``).
+    With ``task``, only the elements relevant to it are kept (DetACT's filter), at most ``max_elements``
+    (ids unchanged, so ``view.point("element_12")`` is the element the agent saw as ``element_12``).
     """
-    from detact_service.formats import select_top
-
     if format not in AGENT_FORMATS:
         raise ValueError(f"unknown format {format!r}; choose one of {', '.join(AGENT_FORMATS)}")
-    if max_elements is not None and max_elements < 1:
-        raise ValueError("max_elements must be a positive integer")
-    parse = select_top(_parse(image, task, profile, settings), max_elements)
+    parse = library.parse(image, task, profile=profile, max_elements=max_elements, settings=settings)
     return view_of(parse, format)
 
 
@@ -207,12 +126,5 @@ def locate(
     profile: str | None = None,
     settings: Settings | None = None,
 ) -> LocateResult:
-    """Parse ``image`` and locate the element ``description`` names (see
-    :func:`detact_service.understanding.locate.locate`)."""
-    from detact_service.settings import get_settings
-    from detact_service.understanding.locate import locate as locate_in
-    from detact_service.understanding.locate import locate_embedder
-
-    settings = settings or get_settings()
-    parse = _parse(image, None, profile, settings)
-    return locate_in(parse, description, embedder=locate_embedder(settings))
+    """Parse ``image`` and locate what ``description`` names (:func:`detact_service.library.locate`)."""
+    return library.locate(image, description, profile=profile, settings=settings)

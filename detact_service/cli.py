@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,20 +21,25 @@ class OutputFormat(StrEnum):
     som = "som"
 
 
-def _image_and_pipeline(image: Path, profile: str | None) -> tuple[Any, Any]:
-    """The screenshot's pixels and the profile's pipeline; exit 2 with a clear message when either fails."""
+def _load(image: Path) -> Any:
+    """The screenshot's pixels; exit 2 with a clear message when it cannot be read."""
     from detact_service.io import ImageError, load_image_file
-    from detact_service.pipeline import ProfileUnavailable, get_pipeline
     from detact_service.settings import get_settings
 
-    settings = get_settings()
     try:
-        pixels = load_image_file(image, max_pixels=settings.max_pixels)
+        return load_image_file(image, max_pixels=get_settings().max_pixels)
     except (ImageError, FileNotFoundError) as exc:
         typer.echo(f"error: {image}: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+@contextlib.contextmanager
+def _usage_errors() -> Iterator[None]:
+    """An unknown or unavailable profile (or another bad option) exits 2 with its message."""
+    from detact_service.pipeline import ProfileUnavailable
+
     try:
-        return pixels, get_pipeline(settings, profile)
+        yield
     except (ProfileUnavailable, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -59,22 +66,20 @@ def parse(
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Parse one screenshot and print its elements."""
-    from detact_service.formats import select_top, to_caap, to_detact, to_public, to_som_png
+    from detact_service import library
+    from detact_service.formats import render_one
 
-    pixels, pipeline = _image_and_pipeline(image, profile)
-    result = select_top(pipeline.parse(pixels, task=task), max_elements)
+    pixels = _load(image)
+    with _usage_errors():
+        result = library.parse(pixels, task, profile=profile, max_elements=max_elements)
+    rendered = render_one(result, output_format.value, pixels)
 
-    if output_format is OutputFormat.som:
+    if isinstance(rendered, bytes):  # som
         target = out or image.with_name(f"{image.stem}.som.png")
-        target.write_bytes(to_som_png(pixels, result))
+        target.write_bytes(rendered)
         typer.echo(f"wrote {target} ({len(result.elements)} elements)", err=True)
         return
-    if output_format is OutputFormat.caap:
-        text = to_caap(result)
-    elif output_format is OutputFormat.detact:
-        text = to_detact(result)
-    else:
-        text = to_public(result).model_dump_json(indent=2)
+    text = rendered
     if out is not None:
         out.write_text(text + "\n")
         typer.echo(f"wrote {out} ({len(result.elements)} elements)", err=True)
@@ -171,13 +176,13 @@ def locate(
 
     Exits 1 when nothing matches well (the JSON then says found: false and lists the best guesses).
     """
-    from detact_service.settings import get_settings
-    from detact_service.understanding.locate import locate as locate_in
-    from detact_service.understanding.locate import locate_embedder, to_response
+    from detact_service import library
+    from detact_service.understanding.locate import to_response
 
-    pixels, pipeline = _image_and_pipeline(image, profile)
-    parse = pipeline.parse(pixels)
-    result = locate_in(parse, description, embedder=locate_embedder(get_settings()))
+    pixels = _load(image)
+    with _usage_errors():
+        parse = library.parse_full(pixels, profile=profile)
+    result = library.locate_in(parse, description)
     sys.stdout.write(to_response(result, parse.timings_ms, parse.models).model_dump_json(indent=2) + "\n")
     if not result.found:
         raise typer.Exit(1)

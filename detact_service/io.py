@@ -6,15 +6,27 @@ so the API answers 4xx with a clear message and never crashes on input.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import io
 import warnings
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageOps
 
 from detact_service.stages import RGBImage
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    ImageLike = str | PathLike[str] | bytes | bytearray | Image.Image | npt.NDArray[np.uint8]
+    """Whatever the library entry points take as a screenshot."""
+else:
+    ImageLike = Any
 
 
 class ImageError(ValueError):
@@ -118,3 +130,50 @@ def _scale_to_8bit(values: np.ndarray) -> Image.Image:
     scale = 255.0 / (high - low) if high > low else 0.0
     scaled = np.clip((values - low) * scale, 0, 255).astype(np.uint8)
     return Image.fromarray(scaled, mode="L")
+
+
+def _decode_text(text: str) -> bytes | Path:
+    """A string image: a file path when one exists, else base64 (a ``data:`` URL prefix allowed)."""
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError("the image is an empty string")
+    if stripped.startswith("data:"):
+        header, sep, stripped = stripped.partition(",")
+        if not sep or not header.endswith(";base64"):
+            raise ValueError("a data: URL must be base64-encoded (data:<type>;base64,<data>)")
+    elif len(stripped) < 1024 and "\n" not in stripped:
+        path = Path(stripped).expanduser()
+        if path.exists():
+            return path
+        if "/" in stripped or "\\" in stripped or "." in stripped[-6:]:
+            raise FileNotFoundError(f"no such image file: {stripped}")
+    try:
+        return base64.b64decode("".join(stripped.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("the image is neither an existing file path nor valid base64") from None
+
+
+def load_any_image(image: ImageLike, max_pixels: int = 40_000_000) -> RGBImage:
+    """An RGB array from a path, base64 text, file bytes, PIL image or ``(H, W[, C])`` uint8 array.
+
+    Bad input raises :class:`~detact_service.io.ImageError` (or ``FileNotFoundError``, ``ValueError``).
+    """
+    if isinstance(image, str):
+        decoded = _decode_text(image)
+        if isinstance(decoded, Path):
+            return load_image_file(decoded, max_pixels=max_pixels)
+        return load_image(decoded, max_pixels=max_pixels)
+    if isinstance(image, PathLike):
+        return load_image_file(Path(image), max_pixels=max_pixels)
+    if isinstance(image, bytes | bytearray):
+        return load_image(bytes(image), max_pixels=max_pixels)
+    if isinstance(image, Image.Image):
+        return to_rgb_array(image)
+    array = np.asarray(image)
+    if array.dtype != np.uint8 or array.ndim not in (2, 3):
+        raise ValueError(f"an image array must be (H, W[, C]) uint8, not {array.shape} {array.dtype}")
+    if array.ndim == 3 and array.shape[2] == 3:
+        return np.ascontiguousarray(array)
+    buffer = io.BytesIO()
+    Image.fromarray(array).save(buffer, format="PNG")
+    return to_rgb_array(Image.open(buffer))

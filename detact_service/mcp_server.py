@@ -4,10 +4,12 @@
 127.0.0.1 --port 8765`` over streamable HTTP at ``/mcp``. Two tools:
 
 * ``parse_screen(image, profile?, task?, max_elements?, format?)``: the screen as the agent reads it
-  (CAAP lines, DetACT sections or the public JSON) plus, as structured content, every element's id,
-  type, text and click point;
+  (CAAP lines, DetACT sections or the public JSON) plus, as structured content, the very
+  :class:`~detact_service.formats.schema.ParseResponse` ``POST /parse`` answers (every element's id,
+  type, box, click point ``center``, text, icon, colour, state and relevance);
 * ``locate_element(image, description, profile?)``: the element a short description names, its click
-  point (pixels and 0-1) and the next best candidates, or ``found: false`` with the best guesses.
+  point (pixels and 0-1) and the next best candidates, or ``found: false`` with the best guesses, as the
+  :class:`~detact_service.formats.schema.LocateResponse` of ``POST /locate``.
 
 ``image`` is a file path on the server's machine or the image file in base64 (a ``data:`` URL too).
 The pipeline is the process-wide one: it loads on the first call and stays warm; calls run one at a
@@ -22,9 +24,10 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from detact_service import __version__
+from detact_service.formats.schema import LocateResponse, ParseResponse
 from detact_service.settings import Settings, get_settings
 
 INSTRUCTIONS = (
@@ -38,67 +41,18 @@ ImageArg = Annotated[
 ]
 
 
-class ElementPoint(BaseModel):
-    """One element of the screen, as structured content."""
-
-    id: int
-    type: str
-    text: str | None = None
-    icon: str | None = None
-    color: str | None = None
-    bbox: tuple[int, int, int, int]
-    point: tuple[int, int] = Field(..., description="Click point [x, y] in pixels.")
-    relevance: float | None = None
-
-
-class ParseScreenOutput(BaseModel):
-    """Structured content of ``parse_screen``."""
-
-    width: int
-    height: int
-    format: str
-    prompt: str = Field(..., description="The elements as text for the agent's prompt.")
-    elements: list[ElementPoint]
-    timings_ms: dict[str, float] = Field(default_factory=dict)
-
-
-class LocatedElement(BaseModel):
-    """A located element or a candidate."""
-
-    id: int
-    type: str
-    text: str | None = None
-    icon: str | None = None
-    bbox: tuple[int, int, int, int]
-    point: tuple[int, int] = Field(..., description="Click point [x, y] in pixels.")
-    point_normalized: tuple[float, float] = Field(..., description="Click point as fractions (0-1).")
-    score: float
-    match: float
-
-
-class LocateElementOutput(BaseModel):
-    """Structured content of ``locate_element``."""
-
-    description: str
-    found: bool
-    element: LocatedElement | None = None
-    candidates: list[LocatedElement] = Field(default_factory=list)
-    reason: str | None = None
-    width: int
-    height: int
-
-
 def _error(exc: Exception) -> ToolError:
     return ToolError(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc))
 
 
 def create_server(settings: Settings | None = None) -> MCPServer[Any]:
     """The MCP server with its two tools (the pipeline is built on the first call, not here)."""
-    from detact_service import agent
+    from detact_service import agent, library
+    from detact_service.formats import to_response
     from detact_service.io import ImageError
     from detact_service.pipeline import ProfileUnavailable
     from detact_service.stages import StageUnavailable
-    from detact_service.understanding.locate import Candidate
+    from detact_service.understanding.locate import to_response as locate_response
 
     server: MCPServer[Any] = MCPServer(
         "detact", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
@@ -124,7 +78,7 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
         format: Annotated[
             Literal["caap", "detact", "json"], Field(description="How the elements are written as text.")
         ] = "caap",
-    ) -> Annotated[CallToolResult, ParseScreenOutput]:
+    ) -> Annotated[CallToolResult, ParseResponse]:
         """Parse a screenshot into UI elements: the text an agent reads (one line per element with its
         id, type, position, text, icon, colour and state) and each element's click point."""
         try:
@@ -132,45 +86,12 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
                 view = agent.describe(image, task, format, profile, max_elements, current())
         except expected as exc:
             raise _error(exc) from None
-        elements = [
-            ElementPoint(
-                id=element_id,
-                type=element.type.value,
-                text=element.text,
-                icon=element.icon,
-                color=element.color,
-                bbox=element.bbox,
-                point=view.points[element_id],
-                relevance=element.relevance,
-            )
-            for element_id, element in zip(view.points, view.parse.elements, strict=True)
-        ]
-        output = ParseScreenOutput(
-            width=view.width,
-            height=view.height,
-            format=view.format,
-            prompt=view.prompt,
-            elements=elements,
-            timings_ms=dict(view.parse.timings_ms),
-        )
-        header = f"Screen {view.width}x{view.height}, {len(elements)} elements ({view.format}):\n"
+        text_formats = [format] if format != "json" else []
+        output = to_response(view.parse, text_formats)  # what POST /parse answers
+        header = f"Screen {view.width}x{view.height}, {len(output.elements)} elements ({view.format}):\n"
         return CallToolResult(
             content=[TextContent(type="text", text=header + (view.prompt or "(no elements)"))],
             structured_content=output.model_dump(mode="json"),
-        )
-
-    def located(candidate: Candidate) -> LocatedElement:
-        element = candidate.element
-        return LocatedElement(
-            id=candidate.element_id,
-            type=element.type.value,
-            text=element.text,
-            icon=element.icon,
-            bbox=element.bbox,
-            point=candidate.point,
-            point_normalized=candidate.point_normalized,
-            score=candidate.score,
-            match=candidate.match,
         )
 
     @server.tool(
@@ -188,38 +109,32 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
             ),
         ],
         profile: Annotated[str | None, Field(description="detact, fast or full; default: best here.")] = None,
-    ) -> Annotated[CallToolResult, LocateElementOutput]:
+    ) -> Annotated[CallToolResult, LocateResponse]:
         """Find the element a short description names and where to click it (pixels and 0-1 fractions),
         with the next best candidates; says found: false (with the best guesses) when nothing matches."""
         try:
             with lock:
-                result = agent.locate(image, description, profile, current())
+                settings_now = current()
+                parse = library.parse_full(image, profile=profile, settings=settings_now)
+                result = library.locate_in(parse, description, settings_now)
         except expected as exc:
             raise _error(exc) from None
-        output = LocateElementOutput(
-            description=description,
-            found=result.found,
-            element=located(result.best) if result.best is not None else None,
-            candidates=[located(c) for c in result.candidates],
-            reason=result.reason,
-            width=result.width,
-            height=result.height,
-        )
-        if result.best is not None:
+        output = locate_response(result, parse.timings_ms, parse.models)  # what POST /locate answers
+        if output.element is not None:
             best = output.element
-            assert best is not None
-            what = best.text or best.icon or best.type
+            what = best.element.text or best.element.icon or best.element.type.value
             text = (
-                f"Found element_{best.id} ({best.type} {what!r}): click at x={best.point[0]}, "
-                f"y={best.point[1]} (normalised {best.point_normalized[0]}, {best.point_normalized[1]})."
+                f"Found element_{best.element.id} ({best.element.type.value} {what!r}): click at "
+                f"x={best.point[0]}, y={best.point[1]} (normalised {best.point_normalized[0]}, "
+                f"{best.point_normalized[1]})."
             )
         else:
             text = f"Not found: {result.reason}."
         if output.candidates:
             label = "Other candidates" if result.found else "Best guesses"
             text += f"\n{label}: " + "; ".join(
-                f"element_{c.id} ({c.type} {c.text or c.icon or ''!r}) at ({c.point[0]}, {c.point[1]}), "
-                f"score {c.score:.2f}"
+                f"element_{c.element.id} ({c.element.type.value} {c.element.text or c.element.icon or ''!r}) "
+                f"at ({c.point[0]}, {c.point[1]}), score {c.score:.2f}"
                 for c in output.candidates
             )
         return CallToolResult(

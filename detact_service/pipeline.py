@@ -8,15 +8,19 @@ models on first use.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Literal, overload
 
 from detact_service.core import ScreenParse
 from detact_service.models import ModelUnavailable, model_entry, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, Stage, backend_class
+
+log = logging.getLogger("detact_service.pipeline")
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,25 @@ PROFILES: dict[str, Profile] = {
 PREFERENCE = ("full", "fast", "detact")
 
 
+def register_profile(profile: Profile) -> None:
+    """Add (or replace) a profile by its name (plugins, tests); cached pipelines of that name are dropped."""
+    with _pipelines_lock:
+        PROFILES[profile.name] = profile
+        _drop_pipelines(profile.name)
+
+
+def unregister_profile(name: str) -> None:
+    """Remove a profile :func:`register_profile` added, with its cached pipelines."""
+    with _pipelines_lock:
+        PROFILES.pop(name, None)
+        _drop_pipelines(name)
+
+
+def _drop_pipelines(name: str) -> None:
+    for key in [key for key in _pipelines if key[0] == name]:
+        del _pipelines[key]
+
+
 class ProfileUnavailable(RuntimeError):
     """The profile exists but a model it needs is missing here."""
 
@@ -118,11 +141,54 @@ class Pipeline:
         self.settings = settings
         self.stages: list[Stage] = [cls(settings) for cls in stage_classes(profile, settings)]
 
+    @overload
     def parse_batch(
-        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None
-    ) -> list[ScreenParse]:
-        """Parse several screenshots; each stage sees the whole batch at once."""
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None] | None = None,
+        *,
+        isolate_errors: Literal[False] = False,
+    ) -> list[ScreenParse]: ...
+
+    @overload
+    def parse_batch(
+        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None, *, isolate_errors: bool
+    ) -> list[ScreenParse | Exception]: ...
+
+    def parse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None] | None = None,
+        *,
+        isolate_errors: bool = False,
+    ) -> list[ScreenParse] | list[ScreenParse | Exception]:
+        """Parse several screenshots; each stage sees the whole batch at once.
+
+        With ``isolate_errors``, a failing batch is parsed again image by image and each image gets its
+        parse or the exception it raised (one bad image fails only itself: what the API and the batch
+        runner answer); without, the first error propagates.
+        """
         tasks = list(tasks) if tasks is not None else [None] * len(images)
+        if not isolate_errors:
+            return self._run(images, tasks)
+        results: list[ScreenParse | Exception] = []
+        try:
+            results.extend(self._run(images, tasks))
+            return results
+        except Exception as exc:
+            if len(images) == 1:
+                results.append(exc)
+                return results
+            log.warning("a batch of %d failed (%s); parsing its images one by one", len(images), exc)
+        for image, task in zip(images, tasks, strict=True):
+            try:
+                results.extend(self._run([image], [task]))
+            except Exception as exc:
+                results.append(exc)
+        return results
+
+    def _run(self, images: Sequence[RGBImage], tasks: Sequence[str | None]) -> list[ScreenParse]:
+        """Every stage over the batch, timing each."""
         parses = [
             ScreenParse(
                 width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name}

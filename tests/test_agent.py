@@ -107,3 +107,16 @@ def test_describe_rejects_bad_options(screen: RenderedScreen) -> None:
         agent.describe(screen.image, format="xml", settings=SETTINGS)
     with pytest.raises(ValueError, match="max_elements"):
         agent.describe(screen.image, max_elements=0, settings=SETTINGS)
+
+
+def test_the_library_entry_is_what_every_face_answers(screen: RenderedScreen) -> None:
+    import detact_service
+    from detact_service.formats import render_one
+
+    data = screen.png_bytes()
+    parsed = detact_service.parse(data, task='click "Cancel"', max_elements=3, settings=SETTINGS)
+    view = agent.describe(data, task='click "Cancel"', format="caap", max_elements=3, settings=SETTINGS)
+    assert [e.id for e in parsed.elements] == list(view.points)
+    assert view.prompt == render_one(parsed, "caap")
+    located = detact_service.locate(data, "the Cancel button", settings=SETTINGS)
+    assert located.found and located.best is not None and located.best.element.text == "Cancel"

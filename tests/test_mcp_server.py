@@ -18,6 +18,7 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
+from detact_service.formats.schema import LocateResponse, ParseResponse
 from tests.render import render_form
 
 ENV = {"DETACT_PROFILE": "detact", "DETACT_RELEVANCE__BACKEND": "lexical", "DETACT_DEVICE": "cpu"}
@@ -68,17 +69,20 @@ def test_stdio_server_lists_and_runs_both_tools(tmp_path: Path) -> None:
     text = parsed.content[0].text
     assert text.startswith("Screen 1400x1000") and "- ID: element_" in text and '"Submit"' in text
     structured = parsed.structured_content
-    assert (structured["width"], structured["height"], structured["format"]) == (1400, 1000, "caap")
+    ParseResponse.model_validate(structured)  # the very model POST /parse answers
+    assert structured["image"] == {"width": 1400, "height": 1000}
+    assert structured["text"]["caap"] in text and structured["task"] == "click Submit"
     button = next(e for e in structured["elements"] if e["text"] == "Submit")
-    assert button["type"] == "button" and _inside(button["point"], submit.bbox)
+    assert button["type"] == "button" and _inside(button["center"], submit.bbox)
     assert button["relevance"] == max(e["relevance"] for e in structured["elements"])
 
     found = out["found"]
     assert not found.is_error
     assert found.structured_content["found"] is True
+    LocateResponse.model_validate(found.structured_content)  # the very model POST /locate answers
     element = found.structured_content["element"]
-    assert element["type"] == "checkbox" and _inside(element["point"], remember.bbox)
-    assert found.content[0].text.startswith(f"Found element_{element['id']} (checkbox")
+    assert element["element"]["type"] == "checkbox" and _inside(element["point"], remember.bbox)
+    assert found.content[0].text.startswith(f"Found element_{element['element']['id']} (checkbox")
     assert 0 < element["point_normalized"][0] < 1
 
     missing = out["missing"]

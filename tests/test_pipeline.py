@@ -52,23 +52,28 @@ def test_visible_words_come_back_with_boxes(parse: ScreenParse) -> None:
 
 def test_toolbar_icons_are_named(screen: RenderedScreen, parse: ScreenParse) -> None:
     icons = [d for d in screen.of_kind("icon")]
+    assert len(icons) == 6  # the toolbar
     named = [covering(parse, d.bbox).icon for d in icons]
     assert named == [d.text for d in icons]
 
 
 def test_controls_are_typed_with_state(screen: RenderedScreen, parse: ScreenParse) -> None:
-    for drawn in screen.of_kind("checkbox") + screen.of_kind("radio"):
+    controls = screen.of_kind("checkbox") + screen.of_kind("radio")
+    buttons, inputs = screen.of_kind("button"), screen.of_kind("input")
+    assert len(controls) == 4 and len(buttons) == 2 and len(inputs) == 2  # the form draws them all
+    for drawn in controls:
         element = covering(parse, drawn.bbox)
         assert element.type.value == drawn.kind
         assert element.state.checked is drawn.checked
-    for drawn in screen.of_kind("button"):
+    for drawn in buttons:
         element = covering(parse, drawn.bbox)
         assert (element.type, element.text, element.color) == (ElementType.BUTTON, drawn.text, drawn.color)
-    for drawn in screen.of_kind("input"):
+    for drawn in inputs:
         assert covering(parse, drawn.bbox).type is ElementType.INPUT
 
 
 def test_every_element_has_a_colour_an_id_and_a_valid_box(parse: ScreenParse) -> None:
+    assert len(parse.elements) > 10
     assert [e.id for e in parse.elements] == list(range(len(parse.elements)))
     for element in parse.elements:
         assert element.color is not None

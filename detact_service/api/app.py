@@ -15,6 +15,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from detact_service import __version__
 from detact_service.api.console import CONSOLE_PATHS, install_console
+from detact_service.api.docs import install_docs
 from detact_service.api.errors import install_error_handlers
 from detact_service.api.middleware import PUBLIC_PATHS, ApiKeyMiddleware, RequestContextMiddleware
 from detact_service.api.routes import router
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,  # served from local assets by install_docs
         redoc_url=None,
     )
     app.state.settings = settings
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(router)
     install_console(app, settings.console_enabled)
+    install_docs(app)
     install_middleware(app, settings, service)
     return app
 

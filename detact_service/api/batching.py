@@ -5,7 +5,8 @@ memory beyond a bounded number); when none is left it is refused at once with 50
 Admitted images of the same pipeline are grouped: the first waits up to ``batch_wait_ms`` for others,
 then up to ``batch_max_size`` images go to one :meth:`Pipeline.parse_batch` call in a worker thread, at
 most ``max_in_flight`` such runs at once. Results are routed back to each request; when a batch fails,
-its images are parsed one by one so one bad image fails only its own request.
+its images are parsed one by one (``parse_batch(isolate_errors=True)``, as the batch runner does) so one
+bad image fails only its own request.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ log = logging.getLogger("detact_service.api")
 
 
 class BatchPipeline(Protocol):
-    """What the batcher needs of a pipeline."""
+    """What the batcher needs of a pipeline (:class:`~detact_service.pipeline.Pipeline`)."""
 
-    def parse(self, image: RGBImage, task: str | None = None) -> ScreenParse: ...
+    def parse_batch(
+        self, images: Sequence[RGBImage], tasks: Sequence[str | None] | None = None, *, isolate_errors: bool
+    ) -> Sequence[ScreenParse | Exception]: ...
 
 
 @dataclass(eq=False)
@@ -227,22 +230,7 @@ def limit_malloc_arenas(arenas: int = 2) -> None:
 def _parse_batch_or_each(
     pipeline: BatchPipeline, batch: Sequence[_Item]
 ) -> list[ScreenParse | BaseException]:
-    """``parse_batch`` over the batch; when it fails, each image alone so errors stay with their image."""
+    """The batch's parses, or per image the error it raised (:meth:`Pipeline.parse_batch` isolates them)."""
     images = [item.image for item in batch]
     tasks = [item.task for item in batch]
-    parse_batch = getattr(pipeline, "parse_batch", None)
-    if parse_batch is not None:
-        try:
-            parses: list[ScreenParse] = parse_batch(images, tasks)
-            return list(parses)
-        except Exception:
-            if len(batch) == 1:
-                raise
-            log.warning("a batch of %d failed; parsing its images one by one", len(batch))
-    results: list[ScreenParse | BaseException] = []
-    for image, task in zip(images, tasks, strict=True):
-        try:
-            results.append(pipeline.parse(image, task))
-        except Exception as exc:
-            results.append(exc)
-    return results
+    return list(pipeline.parse_batch(images, tasks, isolate_errors=True))

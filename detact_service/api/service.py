@@ -16,7 +16,7 @@ from detact_service.api.batching import Batcher
 from detact_service.api.errors import ApiError
 from detact_service.api.metrics import Metrics
 from detact_service.api.models import ProfileInfo
-from detact_service.formats import parse_formats, select_top, to_response
+from detact_service.formats import parse_formats, select_relevant, to_response
 from detact_service.formats.schema import LocateResponse, ParseResponse
 from detact_service.io import load_image
 from detact_service.pipeline import (
@@ -189,7 +189,7 @@ class ParseService:
         except StageUnavailable as exc:
             raise ApiError(503, "stage_unavailable", str(exc)) from None
         mark_warm(pipeline)
-        parse = select_top(parse, max_elements)
+        parse = select_relevant(parse, max_elements)
 
         def render() -> ParseResponse:
             start = time.perf_counter()
@@ -201,7 +201,8 @@ class ParseService:
 
     async def locate(self, pipeline: Pipeline, image: RGBImage, description: str) -> LocateResponse:
         """Parse (batched with other requests, no task) and locate ``description`` in a worker thread."""
-        from detact_service.understanding.locate import locate, locate_embedder, to_response
+        from detact_service.library import locate_in
+        from detact_service.understanding.locate import to_response
 
         try:
             parse = await self.batcher.submit(pipeline, image, None)
@@ -211,7 +212,7 @@ class ParseService:
 
         def run() -> LocateResponse:
             start = time.perf_counter()
-            result = locate(parse, description, embedder=locate_embedder(self.settings))
+            result = locate_in(parse, description, self.settings)
             timings = dict(parse.timings_ms)
             timings["locate"] = round((time.perf_counter() - start) * 1000.0, 2)
             return to_response(result, timings, parse.models)

@@ -107,26 +107,9 @@ class ParseWorker:
         """Parses of the images, or the exception each one raised (a failed batch is redone one by one)."""
         if not images:
             return []
-        try:
-            return list(self.pipeline.parse_batch(images, tasks))
-        except Exception as exc:
-            if len(images) == 1:
-                return [exc]
-        results: list[ScreenParse | Exception] = []
-        for image, task in zip(images, tasks, strict=True):
-            try:
-                results.append(self.pipeline.parse(image, task=task))
-            except Exception as exc:
-                results.append(exc)
-        return results
+        return self.pipeline.parse_batch(images, tasks, isolate_errors=True)
 
     def _render(self, parse: ScreenParse) -> dict[str, Any]:
-        from detact_service.formats import to_caap, to_detact, to_public
+        from detact_service.formats import to_response
 
-        formats = self.config.formats
-        public = to_public(
-            parse,
-            caap=to_caap(parse) if "caap" in formats else None,
-            detact=to_detact(parse) if "detact" in formats else None,
-        )
-        return public.model_dump(mode="json")
+        return to_response(parse, ("json", *self.config.formats)).model_dump(mode="json")

@@ -7,57 +7,59 @@ input, image, icon, region), groups leftover glyph-like specks into icons, and a
 the parse with ``source='segment'``. Everything per pixel is OpenCV or numpy; Python loops only run
 over candidate components.
 
-The second half of this module is the post-processing shared with the SAM segmenter
-(:mod:`detact_service.detectors.segment_sam`): text coverage, size/frame filtering, dropping the
-contents of atomic widgets and IoU de-duplication.
-
-Pixel thresholds below are given for a 1920x1080 screen and scaled with :func:`screen_scale` (lower
-bounds shrink on small screens, upper bounds grow on large ones; see :func:`scaled_min` and
-:func:`scaled_max`).
+The post-processing shared with the SAM segmenter is :mod:`detact_service.detectors.regions`; the pixel
+statistics (edges, components, integral images) are :mod:`detact_service.detectors.classical_pixels`.
+Pixel thresholds are given for a 1920x1080 screen and scaled (see :func:`~.regions.screen_scale`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
 import numpy.typing as npt
-import supervision as sv
 
+from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.detectors.classical_pixels import (
+    EDGE_GROWTH,
+    Integrals,
+    connected_boxes,
+    distance,
+    edge_map,
+    filled_fraction,
+    inset,
+    luma,
+    saturation,
+    shrink_growth,
+)
+from detact_service.detectors.regions import (
+    ATOMIC_TYPES,
+    CONTAINED_FRACTION,
+    ICON_MAX_ASPECT,
+    REGION_MIN_SIDE,
+    SOURCE,
+    TEXT_COVER_DROP,
+    TEXT_EXEMPT_TYPES,
+    append_regions,
+    plausible_boxes,
+    postprocess_regions,
+    scaled_max,
+    scaled_min,
+    screen_scale,
+    text_coverage,
+    text_lines_of,
+)
 from detact_service.stages import BaseStage, RGBImage, register
+
+__all__ = ["CLASSICAL_VERSION", "SOURCE", "ClassicalSegmenter"]
 
 IntBoxes = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-SOURCE = "segment"
-"""``Element.source`` of everything the regions stage adds."""
 CLASSICAL_VERSION = "classical-1"
-
-# --- scale ---------------------------------------------------------------------------------------
-REFERENCE_PIXELS = 1920 * 1080
-"""Screen area the pixel constants below are tuned for."""
-MIN_SCALE, MAX_SCALE = 0.4, 2.5
-
-# --- edges ---------------------------------------------------------------------------------------
-GRADIENT_KERNEL = 3
-"""Side of the square kernel of the morphological gradient."""
-GRADIENT_THRESHOLD = 16
-"""An edge pixel has a gradient above this in at least one RGB channel (0-255)."""
-LOSSY_WEAK_GRADIENT = 6
-LOSSY_WEAK_FRACTION = 0.05
-"""A screenshot is lossy when more than this fraction of its non-zero gradients are at most
-LOSSY_WEAK_GRADIENT (rendered PNG screens: < 1 %; JPEG: 7-50 %)."""
-LOSSY_GRADIENT_THRESHOLD = 32
-"""Edge threshold for lossy screenshots (after denoising); faint borders are lost there."""
-DENOISE_DIAMETER, DENOISE_SIGMA_COLOR, DENOISE_SIGMA_SPACE = 5, 30.0, 5.0
-"""The bilateral filter applied to lossy screenshots."""
-EDGE_GROWTH = GRADIENT_KERNEL // 2
-"""The gradient marks this many pixels outside a shape; component boxes are shrunk back by it."""
 
 # --- components ----------------------------------------------------------------------------------
 MIN_COMPONENT_SIDE = 6
@@ -65,24 +67,6 @@ MIN_COMPONENT_SIDE = 6
 MIN_THICKNESS = 4
 """Components thinner than this (px) are rules/separators, not regions."""
 
-# --- shared post-processing ----------------------------------------------------------------------
-TEXT_BOX_PAD = 2
-"""OCR boxes grow by this (px) before coverage is measured (the gradient spills past the ink)."""
-TEXT_COVER_DROP = 0.6
-"""A box at least this much inside OCR text boxes is text, not a region."""
-MAX_AREA_FRACTION = 0.35
-"""Boxes larger than this fraction of the screen are page containers and are dropped."""
-FRAME_FRACTION = 0.95
-"""A box spanning this fraction of both screen sides is the screen frame."""
-DEDUP_IOU = 0.7
-"""Of two boxes overlapping more than this IoU only the better scored is kept."""
-CONTAINED_FRACTION = 0.85
-"""A box this much inside an atomic widget (checkbox, radio, button, image, icon) is its content."""
-TEXT_EXEMPT_TYPES = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
-"""Types the final text filter spares: controls OCR misread as a glyph passed their own text check."""
-ATOMIC_TYPES = frozenset(
-    {ElementType.CHECKBOX, ElementType.RADIO, ElementType.BUTTON, ElementType.IMAGE, ElementType.ICON}
-)
 TYPE_SCORES: dict[ElementType, float] = {
     ElementType.CHECKBOX: 0.85,
     ElementType.RADIO: 0.85,
@@ -159,8 +143,6 @@ CENTERED_TEXT_TOLERANCE = 0.15
 """Text whose centre is within this fraction of the width from the box centre is a centred label."""
 LIGHT_MARGIN = 10.0
 """A fill this much lighter (grey level) than the outside reads as a field, not a button."""
-REGION_MIN_SIDE = 24
-"""Rectangles thinner than this are not regions (nor are those within icon size: they are icons)."""
 
 # --- images --------------------------------------------------------------------------------------
 IMAGE_MIN_SIDE = 48
@@ -174,279 +156,7 @@ IMAGE_MIN_STD = 10.0
 # --- icons ---------------------------------------------------------------------------------------
 ICON_GROUP_GAP = 3
 """Leftover specks closer than this (px at 1080p, more on larger screens) are parts of one icon."""
-ICON_MAX_ASPECT = 2.5
 ICON_MAX_TEXT_COVER = 0.3
-
-
-# ================================================================================================
-# Shared post-processing (also used by the SAM segmenter)
-# ================================================================================================
-
-
-def screen_scale(width: int, height: int) -> float:
-    """How much larger this screen is than 1920x1080 (by side length), clipped to a sane range."""
-    return float(np.clip(math.sqrt(width * height / REFERENCE_PIXELS), MIN_SCALE, MAX_SCALE))
-
-
-def scaled_min(value: float, scale: float) -> float:
-    """A lower bound in pixels: shrinks on small screens, never grows."""
-    return value * min(scale, 1.0)
-
-
-def scaled_max(value: float, scale: float) -> float:
-    """An upper bound in pixels: grows on large screens, never shrinks."""
-    return value * max(scale, 1.0)
-
-
-def text_boxes_of(parse: ScreenParse) -> IntBoxes:
-    """The boxes of the text lines (OCR output) already in a parse, as ``(M, 4)`` xyxy."""
-    return text_lines_of(parse)[0]
-
-
-def text_lines_of(parse: ScreenParse) -> tuple[IntBoxes, list[str]]:
-    """The boxes (``(M, 4)`` xyxy) and strings of the text lines already in a parse."""
-    lines = [e for e in parse.elements if e.type is ElementType.TEXT]
-    boxes = np.asarray([e.bbox for e in lines], dtype=np.int64).reshape(-1, 4)
-    return boxes, [e.text or "" for e in lines]
-
-
-def box_areas(boxes: npt.NDArray[np.number]) -> FloatArray:
-    """Areas of ``(N, 4)`` xyxy boxes."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    return np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)
-
-
-def intersection_areas(a: npt.NDArray[np.number], b: npt.NDArray[np.number]) -> FloatArray:
-    """``(N, M)`` areas of the intersections of every box of ``a`` with every box of ``b``."""
-    a = np.asarray(a, dtype=np.float64).reshape(-1, 1, 4)
-    b = np.asarray(b, dtype=np.float64).reshape(1, -1, 4)
-    w = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
-    h = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
-    return np.clip(w, 0, None) * np.clip(h, 0, None)
-
-
-def containment(inner: npt.NDArray[np.number], outer: npt.NDArray[np.number]) -> FloatArray:
-    """``(N, M)``: the fraction of each ``inner`` box's area that lies inside each ``outer`` box."""
-    return intersection_areas(inner, outer) / np.maximum(box_areas(inner), 1.0)[:, None]
-
-
-def text_coverage(
-    boxes: npt.NDArray[np.number], text_boxes: npt.NDArray[np.number], pad: int = TEXT_BOX_PAD
-) -> FloatArray:
-    """The fraction of each box covered by (padded) text boxes, from 0 to 1."""
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    if len(boxes) == 0 or len(text_boxes) == 0:
-        return np.zeros(len(boxes), dtype=np.float64)
-    padded = np.asarray(text_boxes, dtype=np.float64).reshape(-1, 4) + np.array([-pad, -pad, pad, pad])
-    return np.clip(containment(boxes, padded).sum(axis=1), 0.0, 1.0)
-
-
-def plausible_boxes(
-    boxes: npt.NDArray[np.number],
-    width: int,
-    height: int,
-    min_side: float,
-    max_area_fraction: float = MAX_AREA_FRACTION,
-) -> BoolArray:
-    """Which boxes are neither specks, page-sized containers nor the screen frame."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
-    big_enough = np.maximum(w, h) >= min_side
-    not_huge = w * h <= max_area_fraction * width * height
-    not_frame = ~((w >= FRAME_FRACTION * width) & (h >= FRAME_FRACTION * height))
-    return big_enough & not_huge & not_frame
-
-
-def drop_atomic_contents(elements: Sequence[Element]) -> list[Element]:
-    """Drop elements lying inside a smaller-grained widget (a checkbox's mark, a button's label)."""
-    if len(elements) < 2:
-        return list(elements)
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
-    areas = box_areas(boxes)
-    atomic = np.asarray([e.type in ATOMIC_TYPES for e in elements])
-    inside = containment(boxes, boxes) >= CONTAINED_FRACTION
-    np.fill_diagonal(inside, False)
-    inside &= atomic[None, :] & (areas[:, None] < areas[None, :])
-    dropped: list[bool] = np.asarray(inside.any(axis=1), dtype=bool).tolist()
-    return [e for e, drop in zip(elements, dropped, strict=True) if not drop]
-
-
-def deduplicate(elements: Sequence[Element], iou_threshold: float = DEDUP_IOU) -> list[Element]:
-    """Class-agnostic NMS (supervision): of overlapping duplicates keep the best-scored one."""
-    if len(elements) < 2:
-        return list(elements)
-    predictions = np.asarray([[*e.bbox, e.score] for e in elements], dtype=np.float64)
-    keep = sv.box_non_max_suppression(predictions, iou_threshold=iou_threshold)
-    return [e for e, k in zip(elements, keep, strict=True) if k]
-
-
-def postprocess_regions(
-    candidates: Sequence[Element], text_boxes: IntBoxes, width: int, height: int, min_side: float
-) -> list[Element]:
-    """Shared tail of both segmenters: size/frame filter, text filter, contents, de-duplication."""
-    if not candidates:
-        return []
-    boxes = np.asarray([e.bbox for e in candidates], dtype=np.int64)
-    keep = plausible_boxes(boxes, width, height, min_side)
-    exempt = np.asarray([e.type in TEXT_EXEMPT_TYPES for e in candidates])
-    keep &= exempt | (text_coverage(boxes, text_boxes) < TEXT_COVER_DROP)
-    kept = [e for e, k in zip(candidates, keep, strict=True) if k]
-    return deduplicate(drop_atomic_contents(kept))
-
-
-def append_regions(parse: ScreenParse, regions: Sequence[Element]) -> ScreenParse:
-    """The parse with ``regions`` appended after the elements it already holds."""
-    return parse.with_elements([*parse.elements, *regions])
-
-
-# ================================================================================================
-# The classical segmenter
-# ================================================================================================
-
-
-def _box_sums(integral: npt.NDArray[np.number], boxes: IntBoxes) -> FloatArray:
-    """Sums over xyxy boxes (already clipped to the image) from an OpenCV integral image."""
-    x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
-    total = integral[y2, x2].astype(np.float64) - integral[y1, x2] - integral[y2, x1] + integral[y1, x1]
-    return np.asarray(total, dtype=np.float64)
-
-
-def _clip_boxes(boxes: IntBoxes, width: int, height: int) -> IntBoxes:
-    out = boxes.copy()
-    out[:, [0, 2]] = np.clip(out[:, [0, 2]], 0, width)
-    out[:, [1, 3]] = np.clip(out[:, [1, 3]], 0, height)
-    out[:, 2] = np.maximum(out[:, 2], out[:, 0])
-    out[:, 3] = np.maximum(out[:, 3], out[:, 1])
-    return out
-
-
-def _inset(boxes: IntBoxes, by: npt.ArrayLike) -> IntBoxes:
-    """Boxes shrunk by ``by`` (a number or one per box) on every side; negative grows; never inverted."""
-    d = np.broadcast_to(np.asarray(by, dtype=np.int64), (len(boxes),))[:, None]
-    out = boxes + np.hstack([d, d, -d, -d])
-    cx, cy = (boxes[:, 0] + boxes[:, 2]) // 2, (boxes[:, 1] + boxes[:, 3]) // 2
-    out[:, 0] = np.minimum(out[:, 0], cx)
-    out[:, 1] = np.minimum(out[:, 1], cy)
-    out[:, 2] = np.maximum(out[:, 2], out[:, 0])
-    out[:, 3] = np.maximum(out[:, 3], out[:, 1])
-    return out
-
-
-@dataclass
-class _Integrals:
-    """Integral images of one screenshot, for O(1) box statistics."""
-
-    width: int
-    height: int
-    rgb: npt.NDArray[np.int32]
-    gray: npt.NDArray[np.int32]
-    gray_sq: npt.NDArray[np.float64]
-    edges: npt.NDArray[np.int32]
-    edges_no_text: npt.NDArray[np.int32]
-
-    def _stat(self, integral: npt.NDArray[np.number], boxes: IntBoxes) -> tuple[FloatArray, FloatArray]:
-        clipped = _clip_boxes(boxes, self.width, self.height)
-        return _box_sums(integral, clipped), box_areas(clipped)
-
-    def mean_rgb(self, boxes: IntBoxes) -> FloatArray:
-        sums, areas = self._stat(self.rgb, boxes)
-        return sums / np.maximum(areas, 1.0)[:, None]
-
-    def band_rgb(self, outer: IntBoxes, inner: IntBoxes) -> FloatArray:
-        """Mean colour of the band between ``outer`` and ``inner`` boxes (NaN when empty)."""
-        so, ao = self._stat(self.rgb, outer)
-        si, ai = self._stat(self.rgb, inner)
-        area = ao - ai
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(area[:, None] > 0, (so - si) / area[:, None], np.nan)
-
-    def band_gray_std(self, outer: IntBoxes, inner: IntBoxes) -> FloatArray:
-        so, ao = self._stat(self.gray, outer)
-        si, ai = self._stat(self.gray, inner)
-        qo, _ = self._stat(self.gray_sq, outer)
-        qi, _ = self._stat(self.gray_sq, inner)
-        area = np.maximum(ao - ai, 1.0)
-        mean = (so - si) / area
-        return np.sqrt(np.clip((qo - qi) / area - mean**2, 0.0, None))
-
-    def gray_std(self, boxes: IntBoxes) -> FloatArray:
-        s, a = self._stat(self.gray, boxes)
-        q, _ = self._stat(self.gray_sq, boxes)
-        a = np.maximum(a, 1.0)
-        return np.sqrt(np.clip(q / a - (s / a) ** 2, 0.0, None))
-
-    def edge_density(self, boxes: IntBoxes, no_text: bool = False) -> FloatArray:
-        s, a = self._stat(self.edges_no_text if no_text else self.edges, boxes)
-        return s / np.maximum(a, 1.0)
-
-
-def _luma(rgb: FloatArray) -> FloatArray:
-    return rgb @ np.array([0.299, 0.587, 0.114])
-
-
-def _saturation(rgb: FloatArray) -> FloatArray:
-    hi, lo = rgb.max(axis=-1), rgb.min(axis=-1)
-    return np.where(hi > 0, (hi - lo) / np.maximum(hi, 1e-6), 0.0)
-
-
-def _distance(a: FloatArray, b: FloatArray) -> FloatArray:
-    """RGB distance; NaN (an empty band at the screen edge) counts as no contrast."""
-    return np.nan_to_num(np.linalg.norm(a - b, axis=-1), nan=0.0)
-
-
-def _strongest_gradient(image: RGBImage) -> npt.NDArray[np.uint8]:
-    kernel = np.ones((GRADIENT_KERNEL, GRADIENT_KERNEL), np.uint8)
-    r, g, b = cv2.split(cv2.morphologyEx(image, cv2.MORPH_GRADIENT, kernel))
-    return np.asarray(cv2.max(cv2.max(r, g), b), dtype=np.uint8)
-
-
-def looks_lossy(gradient: npt.NDArray[np.uint8]) -> bool:
-    """Whether a screenshot went through lossy compression (JPEG): rendered UIs are flat, so weak
-    gradients are rare; compression noise makes them common."""
-    nonzero = cv2.countNonZero(gradient)
-    weak = cv2.countNonZero(cv2.inRange(gradient, 1, LOSSY_WEAK_GRADIENT))
-    return nonzero > 0 and weak > LOSSY_WEAK_FRACTION * nonzero
-
-
-def edge_map(image: RGBImage) -> npt.NDArray[np.uint8]:
-    """Binary (0/1) edges: the per-channel morphological gradient, maxed over channels, thresholded.
-
-    Lossy screenshots are first smoothed with an edge-preserving (bilateral) filter and thresholded
-    higher, or compression ringing would thicken and merge every outline.
-    """
-    strongest = _strongest_gradient(image)
-    threshold = GRADIENT_THRESHOLD
-    if looks_lossy(strongest):
-        smooth = cv2.bilateralFilter(image, DENOISE_DIAMETER, DENOISE_SIGMA_COLOR, DENOISE_SIGMA_SPACE)
-        strongest = _strongest_gradient(np.asarray(smooth, dtype=np.uint8))
-        threshold = LOSSY_GRADIENT_THRESHOLD
-    _, edges = cv2.threshold(strongest, threshold, 1, cv2.THRESH_BINARY)
-    return np.asarray(edges, dtype=np.uint8)
-
-
-def connected_boxes(binary: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.integer], IntBoxes]:
-    """8-connected components of a 0/1 map: the label image and ``(N, 4)`` xyxy boxes (row 0: background).
-
-    16-bit labels are several times faster in OpenCV; busy maps that overflow them fall back to 32-bit.
-    """
-    try:
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8, ltype=cv2.CV_16U)
-    except cv2.error:
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8, ltype=cv2.CV_32S)
-    boxes = np.column_stack(
-        [stats[:, 0], stats[:, 1], stats[:, 0] + stats[:, 2], stats[:, 1] + stats[:, 3]]
-    ).astype(np.int64)
-    return np.asarray(labels), boxes
-
-
-def _filled_fraction(labels: npt.NDArray[np.integer], index: int, box: Sequence[int]) -> float:
-    """Fraction of the component's box covered by its outline with the holes filled."""
-    x1, y1, x2, y2 = box
-    crop = (labels[y1:y2, x1:x2] == index).astype(np.uint8)
-    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros_like(crop)
-    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
-    return float(cv2.countNonZero(filled)) / max(crop.size, 1)
 
 
 @register("regions", "classical")
@@ -495,7 +205,7 @@ class ClassicalSegmenter(BaseStage):
         index, raw, misread = index[keep], raw[keep], misread[keep]
         if len(index) == 0:
             return []
-        boxes = _shrink_growth(raw)
+        boxes = shrink_growth(raw)
 
         kinds, states = self._classify(image, labels, index, raw, boxes, ints, text_boxes, scale)
         # A component kept only because it might be a misread control is text unless it is one.
@@ -519,7 +229,7 @@ class ClassicalSegmenter(BaseStage):
         covered: BoolArray,
         text_boxes: IntBoxes,
         texts: Sequence[str],
-        ints: _Integrals,
+        ints: Integrals,
         scale: float,
     ) -> BoolArray:
         """Text-covered components that may be a checkbox or radio swallowed by an OCR line.
@@ -539,7 +249,7 @@ class ClassicalSegmenter(BaseStage):
         if len(candidates) == 0 or len(text_boxes) == 0:
             return out
         r = raw[candidates]
-        boxes = _shrink_growth(r)
+        boxes = shrink_growth(r)
         bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
         long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
         sized = (
@@ -547,7 +257,7 @@ class ClassicalSegmenter(BaseStage):
             & (long_side <= scaled_max(CONTROL_MAX_SIDE, scale))
             & (long_side <= CONTROL_MAX_ASPECT * short_side)
         )
-        line = containment(boxes, text_boxes).argmax(axis=1)
+        line = geometry.containment(boxes, text_boxes).argmax(axis=1)
         lines = text_boxes[line]
         at_start = boxes[:, 0] - lines[:, 0] <= 0.5 * long_side
         at_end = lines[:, 2] - boxes[:, 2] <= 0.5 * long_side
@@ -576,14 +286,14 @@ class ClassicalSegmenter(BaseStage):
         return out
 
     @staticmethod
-    def _integrals(image: RGBImage, edges: npt.NDArray[np.uint8], text_boxes: IntBoxes) -> _Integrals:
+    def _integrals(image: RGBImage, edges: npt.NDArray[np.uint8], text_boxes: IntBoxes) -> Integrals:
         height, width = image.shape[:2]
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         gray_sum, gray_sq = cv2.integral2(gray, sdepth=cv2.CV_32S, sqdepth=cv2.CV_64F)
         edges_no_text = edges.copy()
-        for x1, y1, x2, y2 in _clip_boxes(text_boxes, width, height):
+        for x1, y1, x2, y2 in geometry.clip(text_boxes, width, height):
             edges_no_text[y1:y2, x1:x2] = 0
-        return _Integrals(
+        return Integrals(
             width=width,
             height=height,
             rgb=np.asarray(cv2.integral(image, sdepth=cv2.CV_32S), dtype=np.int32),
@@ -600,7 +310,7 @@ class ClassicalSegmenter(BaseStage):
         index: npt.NDArray[np.int64],
         raw: IntBoxes,
         boxes: IntBoxes,
-        ints: _Integrals,
+        ints: Integrals,
         text_boxes: IntBoxes,
         scale: float,
     ) -> tuple[list[ElementType | None], list[ElementState]]:
@@ -611,21 +321,21 @@ class ClassicalSegmenter(BaseStage):
         long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
 
         # Colours: the band just outside, the fill band just inside the outline, the interior.
-        outside = ints.band_rgb(_inset(boxes, -(1 + BAND)), _inset(boxes, -1))
-        fill_outer, fill_inner = _inset(boxes, BORDER_SKIP), _inset(boxes, BORDER_SKIP + BAND)
+        outside = ints.band_rgb(inset(boxes, -(1 + BAND)), inset(boxes, -1))
+        fill_outer, fill_inner = inset(boxes, BORDER_SKIP), inset(boxes, BORDER_SKIP + BAND)
         fill = ints.band_rgb(fill_outer, fill_inner)
         fill = np.where(np.isnan(fill), ints.mean_rgb(boxes), fill)
         fill_std = ints.band_gray_std(fill_outer, fill_inner)
-        fill_contrast = _distance(fill, outside)
+        fill_contrast = distance(fill, outside)
         filled = (fill_contrast >= FILL_CONTRAST) & (fill_std <= SOLID_MAX_STD)
-        lighter = _luma(fill) >= np.nan_to_num(_luma(outside), nan=0.0) + LIGHT_MARGIN
+        lighter = luma(fill) >= np.nan_to_num(luma(outside), nan=0.0) + LIGHT_MARGIN
         content = ints.edge_density(fill_inner) >= CONTENT_MIN_DENSITY
 
         # Rectangularity: an edge along the middle of every side of the raw component box.
         rectangular = self._side_occupancy(raw, ints) >= RECT_MIN_SIDE_OCCUPANCY
 
         # Text inside, and whether a text box sits centred like a label.
-        texts_inside: BoolArray = containment(text_boxes, boxes) >= TEXT_INSIDE_FRACTION
+        texts_inside: BoolArray = geometry.containment(text_boxes, boxes) >= TEXT_INSIDE_FRACTION
         has_text = np.asarray(texts_inside.any(axis=0), dtype=bool)
         centred: BoolArray = np.zeros(len(boxes), dtype=bool)
         if len(text_boxes):
@@ -635,7 +345,7 @@ class ClassicalSegmenter(BaseStage):
             centred = np.asarray((texts_inside & near).any(axis=0), dtype=bool)
 
         # Texture for images (text boxes masked out), away from the frame.
-        core = _inset(boxes, np.round(short_side * IMAGE_CORE_INSET))
+        core = inset(boxes, np.round(short_side * IMAGE_CORE_INSET))
         busy = (ints.edge_density(core, no_text=True) >= IMAGE_MIN_EDGE_DENSITY) & (
             ints.gray_std(core) >= IMAGE_MIN_STD
         )
@@ -675,7 +385,7 @@ class ClassicalSegmenter(BaseStage):
         for j, is_checked, ok in zip(control_idx.tolist(), checked.tolist(), plausible.tolist(), strict=True):
             if not ok:
                 continue
-            fraction = _filled_fraction(labels, int(index[j]), raw[j])
+            fraction = filled_fraction(labels, int(index[j]), raw[j])
             if fraction >= SQUARE_MIN_FILL and rectangular[j]:
                 kinds[j] = ElementType.CHECKBOX
             elif CIRCLE_FILL_RANGE[0] <= fraction < CIRCLE_FILL_RANGE[1]:
@@ -700,7 +410,7 @@ class ClassicalSegmenter(BaseStage):
         return kinds, states
 
     @staticmethod
-    def _side_occupancy(raw: IntBoxes, ints: _Integrals) -> FloatArray:
+    def _side_occupancy(raw: IntBoxes, ints: Integrals) -> FloatArray:
         """The least edge density over the middle of the four sides of each raw component box.
 
         Each side's band is searched a few pixels inwards (its best position counts), so stray
@@ -723,7 +433,7 @@ class ClassicalSegmenter(BaseStage):
         return np.asarray(best).max(axis=0).min(axis=0)
 
     @staticmethod
-    def _control_state(boxes: IntBoxes, ints: _Integrals, outside: FloatArray) -> tuple[BoolArray, BoolArray]:
+    def _control_state(boxes: IntBoxes, ints: Integrals, outside: FloatArray) -> tuple[BoolArray, BoolArray]:
         """For checkbox/radio-sized boxes: (checked, plausible).
 
         Checked controls hold a mark (edges in the core) or a dot (core unlike the interior ring).
@@ -734,17 +444,17 @@ class ClassicalSegmenter(BaseStage):
         side = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         core_at = np.maximum(3, np.round(side * CONTROL_CORE_INSET)).astype(np.int64)
         ring_at = np.maximum(1, core_at - np.maximum(2, np.round(side * CONTROL_RING_WIDTH))).astype(np.int64)
-        core_boxes = _inset(boxes, core_at)
+        core_boxes = inset(boxes, core_at)
         core = ints.mean_rgb(core_boxes)
-        ring = ints.band_rgb(_inset(boxes, ring_at), core_boxes)
+        ring = ints.band_rgb(inset(boxes, ring_at), core_boxes)
         ring = np.where(np.isnan(ring), core, ring)
         outside = np.where(np.isnan(outside), ring, outside)
         mark = ints.edge_density(core_boxes) >= CHECK_MARK_DENSITY
-        dot = _distance(core, ring) >= CHECK_CONTRAST
-        accent = (_saturation(ring / 255.0) >= ACCENT_MIN_SATURATION) | (
-            _luma(ring) <= _luma(outside) - ACCENT_LUMA_DROP
+        dot = distance(core, ring) >= CHECK_CONTRAST
+        accent = (saturation(ring / 255.0) >= ACCENT_MIN_SATURATION) | (
+            luma(ring) <= luma(outside) - ACCENT_LUMA_DROP
         )
-        accent_fill = (_distance(ring, outside) >= CHECK_CONTRAST) & accent
+        accent_fill = (distance(ring, outside) >= CHECK_CONTRAST) & accent
         checked = mark | dot
         return checked, checked | ~accent_fill
 
@@ -755,21 +465,21 @@ class ClassicalSegmenter(BaseStage):
         if len(raw) == 0:
             return []
         max_side, min_side = self.settings.icons.max_size, self.settings.icons.min_size
-        boxes = _shrink_growth(raw)
+        boxes = shrink_growth(raw)
         small = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) <= max_side
         atomic = np.asarray([e.bbox for e in widgets if e.type in ATOMIC_TYPES], dtype=np.int64)
         atomic = atomic.reshape(-1, 4)
         if len(atomic):
-            small &= ~(containment(boxes, atomic) >= CONTAINED_FRACTION).any(axis=1)
+            small &= ~(geometry.containment(boxes, atomic) >= CONTAINED_FRACTION).any(axis=1)
         boxes = boxes[small]
         if len(boxes) == 0:
             return []
         canvas = np.zeros((height, width), dtype=np.uint8)
         gap = round(scaled_max(ICON_GROUP_GAP, screen_scale(width, height)))
-        for x1, y1, x2, y2 in _clip_boxes(_inset(boxes, -gap), width, height):
+        for x1, y1, x2, y2 in geometry.clip(inset(boxes, -gap), width, height):
             canvas[y1:y2, x1:x2] = 1
         _, groups = connected_boxes(canvas)
-        groups = _clip_boxes(_inset(groups[1:], gap), width, height)
+        groups = geometry.clip(inset(groups[1:], gap), width, height)
         gw, gh = groups[:, 2] - groups[:, 0], groups[:, 3] - groups[:, 1]
         ok = (np.maximum(gw, gh) >= min_side) & (np.maximum(gw, gh) <= max_side) & (np.minimum(gw, gh) > 0)
         ok &= np.maximum(gw, gh) <= ICON_MAX_ASPECT * np.maximum(np.minimum(gw, gh), 1)
@@ -781,11 +491,3 @@ class ClassicalSegmenter(BaseStage):
 
 def _as_bbox(box: npt.NDArray[np.integer]) -> tuple[int, int, int, int]:
     return int(box[0]), int(box[1]), int(box[2]), int(box[3])
-
-
-def _shrink_growth(raw: IntBoxes) -> IntBoxes:
-    """Undo the gradient's outward growth of component boxes (keeping at least one pixel)."""
-    out = _inset(raw, EDGE_GROWTH)
-    out[:, 2] = np.maximum(out[:, 2], out[:, 0] + 1)
-    out[:, 3] = np.maximum(out[:, 3], out[:, 1] + 1)
-    return out

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.detectors.segment_classical import (
+from detact_service.detectors.regions import (
     ICON_MAX_ASPECT,
     REGION_MIN_SIDE,
     SOURCE,

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import supervision as sv
 
+from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.stages import Backend, RGBImage, register
 
@@ -64,25 +64,10 @@ TEXT_HOLDERS = frozenset(
 )
 
 
-def containment(inner: npt.NDArray[np.number], outer: npt.NDArray[np.number]) -> npt.NDArray[np.float64]:
-    """``(I, O)`` matrix: the share of each inner box's area that lies inside each outer box."""
-    if len(inner) == 0 or len(outer) == 0:
-        return np.zeros((len(inner), len(outer)))
-    top_left = np.maximum(inner[:, None, :2], outer[None, :, :2])
-    bottom_right = np.minimum(inner[:, None, 2:], outer[None, :, 2:])
-    overlap = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
-    area = np.clip(inner[:, 2:] - inner[:, :2], 1e-9, None).prod(axis=1)
-    return np.asarray(overlap / area[:, None], dtype=np.float64)
-
-
 def deduplicate(elements: Sequence[Element], iou: float = DUPLICATE_IOU) -> list[Element]:
     """Non-maximum suppression over non-text boxes, trusting detectors over segmenters."""
-    if len(elements) < 2:
-        return list(elements)
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
-    priority = np.asarray([SOURCE_TRUST.get(e.source, 0.0) + min(e.score, 0.999) for e in elements])
-    keep = sv.box_non_max_suppression(np.column_stack([boxes, priority]), iou_threshold=iou)
-    return [e for e, kept in zip(elements, keep, strict=True) if kept]
+    priority = [SOURCE_TRUST.get(e.source, 0.0) + min(e.score, 0.999) for e in elements]
+    return geometry.deduplicate(elements, geometry.boxes_of(elements), priority, iou)
 
 
 def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
@@ -93,10 +78,12 @@ def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
         return list(widgets)
     segment_boxes = np.asarray([widgets[i].bbox for i in typed], dtype=np.float64)
     detector_boxes = np.asarray([widgets[i].bbox for i in detected], dtype=np.float64)
-    ious = iou_matrix(segment_boxes, detector_boxes)
+    ious = geometry.iou_matrix(segment_boxes, detector_boxes)
     # A small control inside a padded detector box of at most PADDED_AREA times its size is the same one.
-    area_ratio = box_areas(detector_boxes)[None, :] / np.maximum(box_areas(segment_boxes)[:, None], 1.0)
-    padded = (containment(segment_boxes, detector_boxes) >= GROUP_INSIDE) & (area_ratio <= PADDED_AREA)
+    segment_areas = np.maximum(geometry.areas(segment_boxes), 1.0)
+    area_ratio = geometry.areas(detector_boxes)[None, :] / segment_areas[:, None]
+    inside = geometry.containment(segment_boxes, detector_boxes) >= GROUP_INSIDE
+    padded = inside & (area_ratio <= PADDED_AREA)
     ious = np.where(padded, np.maximum(ious, SAME_CONTROL_IOU), ious)
     best = ious.argmax(axis=1)
     out = list(widgets)
@@ -125,18 +112,13 @@ def drop_groups(widgets: Sequence[Element]) -> list[Element]:
     if detected.sum() < 3:
         return list(widgets)
     boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)[detected]
-    inside = containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
+    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
     np.fill_diagonal(inside, False)
     areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
     inside &= areas[:, None] < areas[None, :]
     group = np.zeros(len(widgets), dtype=bool)
     group[np.flatnonzero(detected)] = inside.sum(axis=0) >= 2
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
-
-
-def box_areas(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Areas of xyxy boxes."""
-    return np.asarray((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), dtype=np.float64)
 
 
 def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
@@ -150,12 +132,12 @@ def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list
     if not detected.any() or not marks.any():
         return list(widgets)
     boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
-    held = containment(boxes[marks], boxes[detected]) >= GROUP_INSIDE  # [mark, detector box]
+    held = geometry.containment(boxes[marks], boxes[detected]) >= GROUP_INSIDE  # [mark, detector box]
     mark_heights = (boxes[marks, 3] - boxes[marks, 1])[:, None]
     row_heights = (boxes[detected, 3] - boxes[detected, 1])[None, :]
     one_mark = (held.sum(axis=0) == 1) & (held & (row_heights <= ROW_HEIGHTS * mark_heights)).any(axis=0)
     text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
-    text_inside = containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
+    text_inside = geometry.containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
     text_centres = (text_boxes[:, 1] + text_boxes[:, 3]) / 2
     mark_centres = ((boxes[marks, 1] + boxes[marks, 3]) / 2)[held.argmax(axis=0)]
     off_row = text_inside & (np.abs(text_centres[:, None] - mark_centres[None, :]) > mark_heights.max())
@@ -171,7 +153,7 @@ def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
     if not detected.any() or not untyped.any():
         return list(widgets)
     boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
-    inside = containment(boxes[untyped], boxes[detected]) >= GROUP_INSIDE
+    inside = geometry.containment(boxes[untyped], boxes[detected]) >= GROUP_INSIDE
     drop = np.zeros(len(widgets), dtype=bool)
     drop[np.flatnonzero(untyped)[inside.any(axis=1)]] = True
     return [w for w, dropped in zip(widgets, drop, strict=True) if not dropped]
@@ -201,13 +183,6 @@ def label_marks(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
     return [t for i, t in enumerate(texts) if i not in taken], out
 
 
-def iou_matrix(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Pairwise IoU of xyxy boxes."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    return np.asarray(sv.box_iou_batch(a, b), dtype=np.float64)
-
-
 def type_detected_boxes(widgets: Sequence[Element], screen_width: int) -> list[Element]:
     """Untyped detector boxes: with text a button (a list row when screen-wide), without an icon button."""
     out = []
@@ -224,10 +199,10 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
     holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS or w.source == "detector"]
     if not texts or not holders:
         return list(texts), list(widgets)
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
-    holder_boxes = np.asarray([widgets[i].bbox for i in holders], dtype=np.float64)
-    inside = containment(text_boxes, holder_boxes) >= TEXT_INSIDE
-    holder_area = (holder_boxes[:, 2:] - holder_boxes[:, :2]).prod(axis=1)
+    text_boxes = geometry.boxes_of(texts)
+    holder_boxes = geometry.boxes_of([widgets[i] for i in holders])
+    inside = geometry.containment(text_boxes, holder_boxes) >= TEXT_INSIDE
+    holder_area = geometry.areas(holder_boxes)
     owner = np.where(inside, holder_area[None, :], np.inf).argmin(axis=1)
     owned = inside.any(axis=1)
 
@@ -275,10 +250,9 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     """
     if not texts or not widgets:
         return list(texts)
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64)
-    widget_boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
-    text_in_widget = containment(text_boxes, widget_boxes)
-    widget_in_text = containment(widget_boxes, text_boxes).T
+    text_boxes, widget_boxes = geometry.boxes_of(texts), geometry.boxes_of(widgets)
+    text_in_widget = geometry.containment(text_boxes, widget_boxes)
+    widget_in_text = geometry.containment(widget_boxes, text_boxes).T
     is_control = np.asarray([w.type in MARK_CONTROLS for w in widgets])
     glyph = np.asarray([is_glyph_text(t.text or "") for t in texts])
     in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
@@ -296,7 +270,7 @@ def unlabelled_marks_to_icons(texts: Sequence[Element], widgets: Sequence[Elemen
     """
     if not widgets:
         return []
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    text_boxes = geometry.boxes_of(texts)
     out = []
     for widget in widgets:
         needs_label = widget.type is ElementType.RADIO or (

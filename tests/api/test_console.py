@@ -8,8 +8,6 @@ the console off are checked without running the pipeline again.
 from __future__ import annotations
 
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
@@ -26,12 +23,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from detact_service.api.app import create_app
 from detact_service.settings import Settings
 from tests.api.test_api import running
+from tests.browser import chromium
 from tests.render import render_form_with_icons
-from training.data.sources.dom import CHROME_BINARY, CHROME_FLAGS
-from training.data.sources.dom import CHROMEDRIVER as CHROMEDRIVER_PATH
 
-CHROMIUM = Path(CHROME_BINARY)
-CHROMEDRIVER = Path(CHROMEDRIVER_PATH)
 API_KEY = "console-test-key"
 Browser = webdriver.Chrome
 EXTERNAL = re.compile(r"https?://|(src|href|url)\W{1,3}//")
@@ -49,21 +43,8 @@ def url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Browser]:
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("the browser tests need /usr/bin/chromium and /usr/bin/chromedriver")
-    profile = tempfile.mkdtemp(prefix="detact-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*CHROME_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    browser.set_window_size(1600, 1000)
-    try:
+    with chromium() as browser:
         yield browser
-    finally:
-        browser.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

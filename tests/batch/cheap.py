@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from detact_service.core import Element, ScreenParse
-from detact_service.pipeline import PROFILES, Profile
+from detact_service.pipeline import Profile, register_profile, unregister_profile
 from detact_service.stages import Backend, RGBImage, register_backend, unregister_backend
 
 PROFILE = "batch-test"
@@ -51,11 +51,11 @@ class PixelStage(Backend):
 def register() -> None:
     """Register the backend and the ``batch-test`` profile in this process."""
     register_backend(PixelStage)
-    PROFILES[PROFILE] = Profile(PROFILE, (("text", "pixel-test"),), "Test only: one element per image.")
+    register_profile(Profile(PROFILE, (("text", "pixel-test"),), "Test only: one element per image."))
 
 
 def unregister() -> None:
-    PROFILES.pop(PROFILE, None)
+    unregister_profile(PROFILE)
     unregister_backend("text", "pixel-test")
 
 

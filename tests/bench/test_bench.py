@@ -4,27 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PIL import Image
 
-from bench.quality import Boxed, greedy_match, iou_matrix, score_screen, text_found, total
+from bench.quality import Boxed, score_screen, text_found, total
 from bench.screens import BenchScreen, fit_image, fit_labels
 from bench.suite import Plan, Run, quality, run_worker, summary
 from bench.worker import omniparser_merge
 from detact_service.core import Element, ElementType
-
-
-def test_greedy_match_is_one_to_one_by_descending_iou() -> None:
-    iou = np.array([[0.9, 0.6], [0.7, 0.4], [0.2, 0.3]])
-    assert greedy_match(iou, 0.5) == [(0, 0)]  # row 0 takes column 0; row 1's 0.7 is then taken
-    assert sorted(greedy_match(iou, 0.35)) == [(0, 0), (1, 1)]
-    assert greedy_match(np.zeros((0, 3)), 0.5) == []
-
-
-def test_iou_matrix_of_hand_made_boxes() -> None:
-    iou = iou_matrix([(0, 0, 10, 10)], [(0, 0, 10, 10), (5, 0, 15, 10), (20, 20, 30, 30)])
-    assert np.allclose(iou, [[1.0, 50 / 150, 0.0]])
 
 
 def test_recall_and_precision_arithmetic() -> None:

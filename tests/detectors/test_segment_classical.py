@@ -13,6 +13,7 @@ from PIL import Image
 
 from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.detectors.segment_classical import SOURCE, ClassicalSegmenter
+from detact_service.geometry import iou
 from detact_service.settings import Settings
 from detact_service.stages import Stage, create_stage
 from tests.render import Drawn, RenderedScreen, ScreenPainter, ocr_truth, render_form
@@ -31,14 +32,6 @@ WIDGET_TYPES = {
 def exclusive(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """Pillow shape boxes include their right/bottom pixel; element boxes do not."""
     return box[0], box[1], box[2] + 1, box[3] + 1
-
-
-def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    inter = max(w, 0) * max(h, 0)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union else 0.0
 
 
 def ocr_parse(screen: RenderedScreen) -> ScreenParse:

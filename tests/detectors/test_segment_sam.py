@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.detectors.segment_classical import SOURCE, postprocess_regions
+from detact_service.detectors.regions import SOURCE, postprocess_regions
 from detact_service.detectors.segment_sam import SamSegmenter, build_sam_vit_tiny, masks_to_regions
 from detact_service.settings import Settings
 from detact_service.stages import Stage, StageUnavailable, create_stage, loaded_model_keys

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.understanding.locate import LocateQuery, drop_value_quotes, first_step, locate
+from detact_service.understanding.locate import locate
+from detact_service.understanding.locate_query import LocateQuery, drop_value_quotes, first_step
 
 T = ElementType
 

@@ -1,17 +1,10 @@
-import numpy as np
 
 from detact_service.core import Element, ElementState, ElementType
-from detact_service.understanding.merge import containment, merge_elements, reading_order
+from detact_service.understanding.merge import merge_elements, reading_order
 
 
 def text(box: tuple[int, int, int, int], value: str) -> Element:
     return Element(bbox=box, type=ElementType.TEXT, text=value, source="ocr")
-
-
-def test_containment_is_share_of_inner_area() -> None:
-    inner = np.array([[0, 0, 10, 10], [5, 5, 15, 15]], dtype=float)
-    outer = np.array([[0, 0, 10, 10]], dtype=float)
-    np.testing.assert_allclose(containment(inner, outer), [[1.0], [0.25]])
 
 
 def test_text_inside_a_button_becomes_its_text_and_ids_follow_reading_order() -> None:

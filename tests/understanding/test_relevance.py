@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.formats import select_top, to_caap, to_public
 from detact_service.settings import Settings
+from detact_service.understanding.embeddings import WordEmbedder
 from detact_service.understanding.relevance import (
     LexicalRelevanceStage,
     MiniLMRelevanceStage,
@@ -99,6 +102,7 @@ def test_semantic_match_without_shared_words(minilm: MiniLMRelevanceStage) -> No
 def test_no_task_no_scores(minilm: MiniLMRelevanceStage) -> None:
     for task in (None, "   "):
         parse = travel_screen(task)
+        assert parse.elements
         assert minilm.run([], [parse])[0] is parse
         assert all(e.relevance is None for e in parse.elements)
 
@@ -151,3 +155,26 @@ def test_task_query_cues() -> None:
     assert {T.BUTTON, T.INPUT} <= query.types and T.INPUT in query.implied
     assert "ok" in query.words and "hello" in query.words and "click" not in query.words
     assert quoted_strings("don't press 'Cancel' or “Stop”") == ["cancel", "stop"]
+
+
+class SlowModel:
+    """A stand-in sentence model: 0.2 s per call, constant vectors."""
+
+    def encode(self, texts: list[str], **_: object) -> list[list[float]]:
+        time.sleep(0.2)
+        return [[1.0, 0.0] for _ in texts]
+
+
+def test_close_stops_the_background_thread_between_batches() -> None:
+    embedder = WordEmbedder(SlowModel())
+    embedder.ms_per_word = embedder.call_ms = 1000.0  # any budget is too small: everything goes behind
+    assert embedder.lookup([f"w{i}" for i in range(200)], budget_ms=1.0) == {}
+    worker = embedder.worker
+    assert worker is not None and worker.is_alive()
+    start = time.perf_counter()
+    embedder.close()
+    assert not worker.is_alive()
+    assert time.perf_counter() - start < 5.0  # the batch in progress, not the 200 words queued
+    embedder.close()  # idempotent
+    assert embedder.lookup(["late"], budget_ms=1.0) == {}  # closed: no new thread
+    assert embedder.worker is worker

