@@ -32,6 +32,13 @@ class Settings(BaseSettings):
         None, description="OCR engine; unset = rapidocr on CPU (fast), easyocr on CUDA."
     )
     ocr_min_score: float = Field(0.5, ge=0.0, le=1.0, description="Drop OCR lines scored below this.")
+    ocr_models: Literal["ppocrv6-small", "ppocrv4"] = Field(
+        "ppocrv6-small", description="rapidocr models: ppocrv6-small (keeps spaces) or ppocrv4 (the old)."
+    )
+    ocr_det_max_side: int = Field(
+        1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
+    )
+    ocr_threads: int = Field(0, ge=0, le=64, description="rapidocr ONNX Runtime threads; 0 = usable cores.")
     segmenter: Literal["classical", "sam"] | None = Field(
         None, description="Region segmenter; unset = sam when sam_checkpoint is set, else classical."
     )
