@@ -284,10 +284,10 @@ class RapidOCRStage(OcrStage):
         profile.lines, profile.crops = len(quads), len(boxes)
         texts = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes], profile)
         lines: list[TextLine] = []
-        for (x1, y1, x2, y2), quad, (text, score) in zip(boxes, whole, texts, strict=True):
-            if quad is None:
-                quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-            lines.append((quad, text, score))
+        for (x1, y1, x2, y2), detected, (text, score) in zip(boxes, whole, texts, strict=True):
+            if detected is None:
+                detected = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+            lines.append((detected, text, score))
         self.last_profile = profile
         return lines
 
