@@ -5,7 +5,9 @@ Quality is measured on texts whose truth is known, per screen:
 - **MiniWoB++ seeds 1000-1099** (the evaluation episodes, :data:`bench.screens.MINIWOB_SEEDS`; seeds below
   1000 are never used), rendered once into ``data/bench/miniwob-eval/``. The texts scored are the labels
   with a text (a letter or digit) that stand alone on their line: no other text label inside or around
-  them (a paragraph with highlighted words is left out, its words are not), one line high.
+  them (a paragraph with highlighted words is left out, its words are not), none on the same row closer
+  than the gap at which lines are split into items (``Duration:`` beside ``3h 20m`` reads as one line,
+  rightly), one line high.
 - **The dense dashboard** (:func:`tests.render.render_dense_dashboard`, 1920x1080, 300+ text lines at
   13-22 px), every drawn string.
 
@@ -34,6 +36,7 @@ from PIL import Image
 from rapidfuzz.distance import Levenshtein
 
 from detact_service.core import Element, ScreenParse
+from detact_service.detectors.ocr_base import SPLIT_GAP
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, create_stage
 
@@ -131,7 +134,14 @@ def miniwob_truth(labels: Sequence[Element], scale: float) -> list[Truth]:
             )
             for o in texts
         )
-        if not nested:
+        gap = SPLIT_GAP * (y2 - y1)  # a neighbour closer than this is one line with it (e.g. "Duration: 3h")
+        beside = any(
+            o is not e
+            and min(y2, o.bbox[3]) - max(y1, o.bbox[1]) > 0.5 * min(y2 - y1, o.bbox[3] - o.bbox[1])
+            and (0 <= o.bbox[0] - x2 < gap or 0 <= x1 - o.bbox[2] < gap)
+            for o in texts
+        )
+        if not nested and not beside:
             out.append(((x1, y1, x2, y2), str(e.text)))
     return out
 

@@ -92,6 +92,8 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     coloured = column_chroma[columns] > INK_CHROMA
     if min(coloured.sum(), (~coloured).sum()) < line_height:
         coloured[:] = False  # one kind of ink (or a few stray coloured pixels): no colour split
+    else:
+        coloured = _absorb_short_runs(columns, coloured, line_height)
     gap_break = np.diff(columns) > SPLIT_GAP * line_height
     kind_break = (np.diff(coloured.astype(np.int8)) != 0) & (np.diff(columns) > 1)
     breaks = np.flatnonzero(gap_break | kind_break)
@@ -121,3 +123,26 @@ def lines_to_elements(lines: Sequence[TextLine], width: int, height: int, min_sc
             )
         )
     return elements
+
+
+def _absorb_short_runs(
+    columns: npt.NDArray[np.intp], coloured: npt.NDArray[np.bool_], min_width: int
+) -> npt.NDArray[np.bool_]:
+    """Ink kinds with every run narrower than ``min_width`` columns given the kind of the run before it
+    (of the run after it at the start): the anti-aliased edges of dark glyphs on a coloured background, or
+    of coloured glyphs, alternate kinds glyph by glyph and must not split a word."""
+    out = coloured.copy()
+    changes = np.flatnonzero(np.diff(out.astype(np.int8)) != 0) + 1
+    starts = np.concatenate([[0], changes])
+    ends = np.concatenate([changes, [len(out)]])
+    wide = [columns[e - 1] - columns[s] + 1 >= min_width for s, e in zip(starts, ends, strict=True)]
+    if not any(wide):
+        out[:] = False
+        return out
+    kind = bool(out[starts[wide.index(True)]])  # runs before the first wide one take its kind
+    for start, end, is_wide in zip(starts, ends, wide, strict=True):
+        if is_wide:
+            kind = bool(out[start])
+        else:
+            out[start:end] = kind
+    return out
