@@ -105,7 +105,7 @@ def test_detection_runs_at_the_capped_long_side_and_small_screens_are_enlarged()
     painter = ScreenPainter(160, 210)
     painter.text((10, 10), "Submit", size=12)
     _, stage = read(np.asarray(painter.done().image))
-    assert min(stage.last_profile.det_size) == 736  # type: ignore[attr-defined]
+    assert min(stage.last_profile.det_size) == 480  # type: ignore[attr-defined]
 
 
 def test_the_old_ppocrv4_models_stay_selectable(form: np.ndarray) -> None:
