@@ -206,7 +206,7 @@ Machine: {machine()}. {device_line()}. {load_line(measured.load[0], end_load)}
 Run time per section: {runtime}.
 
 {suite_md}
-{desktop_md}## Text stage (from `docs/OCR.md`, measured by `python -m bench.ocr` and `python -m bench.profile`)
+{desktop_md}## Text stage (from `docs/OCR.md`, measured by `python -m bench.ocr`)
 
 {embedded("OCR.md", "(not run yet: `python -m bench.ocr`)")}
 
