@@ -1,8 +1,9 @@
-"""What both OCR backends share: the batch loop and conversion of text quads to elements."""
+"""What the OCR backends share: the batch loop, the split of a line into items (:func:`ink_spans`) and
+conversion of text quads to elements."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -12,9 +13,6 @@ from detact_service.stages import BaseStage, RGBImage
 
 TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
-
-Recogniser = Callable[[list[RGBImage]], list[tuple[str, float]]]
-"""Reads a batch of single-line crops."""
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
 INK_CONTRAST = 40  # grey levels between ink and the line's background
@@ -41,30 +39,6 @@ class OcrStage(BaseStage):
             elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr_min_score)
             out.append(parse.with_elements([*parse.elements, *elements]))
         return out
-
-
-def split_at_wide_gaps(image: RGBImage, lines: Sequence[TextLine], recognise: Recogniser) -> list[TextLine]:
-    """Split OCR lines that span separate items (a menu bar read as one line) at wide blank gaps.
-
-    Detectors group a row of menu items or tabs into one line; an agent needs one box per item. Gaps come
-    from the pixels (ink columns), since the engines' per-character boxes are evenly spaced guesses;
-    the pieces are read again in one batch.
-    """
-    out: list[TextLine] = []
-    pieces: list[tuple[int, int, int, int]] = []
-    for quad, text, score in lines:
-        spans = ink_spans(image, quad)
-        if len(spans) < 2:
-            out.append((quad, text, score))
-            continue
-        y1, y2 = int(np.floor(quad[:, 1].min())), int(np.ceil(quad[:, 1].max()))
-        pieces.extend((x1, y1, x2, y2) for x1, x2 in spans)
-    if pieces:
-        crops = [image[y1:y2, x1:x2] for x1, y1, x2, y2 in pieces]
-        for (x1, y1, x2, y2), (text, score) in zip(pieces, recognise(crops), strict=True):
-            quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-            out.append((quad, text, score))
-    return out
 
 
 def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
