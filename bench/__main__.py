@@ -30,6 +30,7 @@ SAMPLES = ROOT.parent / "shared" / "samples" / "desktop-screenagent"
 PACKAGES = (
     "detact-service",
     "onnxruntime",
+    "rapidocr",
     "rapidocr-onnxruntime",
     "easyocr",
     "torch",
@@ -205,7 +206,11 @@ Machine: {machine()}. {device_line()}. {load_line(measured.load[0], end_load)}
 Run time per section: {runtime}.
 
 {suite_md}
-{desktop_md}## Icon matching (SSIM against the template pack)
+{desktop_md}## Text stage (from `docs/OCR.md`, measured by `python -m bench.ocr`)
+
+{embedded("OCR.md", "(not run yet: `python -m bench.ocr`)")}
+
+## Icon matching (SSIM against the template pack)
 
 {icons}
 

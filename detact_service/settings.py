@@ -33,6 +33,13 @@ class OcrSettings(StageSettings):
         None, description="OCR engine; unset = rapidocr on CPU (fast), easyocr on CUDA."
     )
     min_score: float = Field(0.5, ge=0.0, le=1.0, description="Drop OCR lines scored below this.")
+    models: Literal["ppocrv6-small", "ppocrv4"] = Field(
+        "ppocrv6-small", description="rapidocr models: ppocrv6-small (keeps spaces) or ppocrv4 (the old)."
+    )
+    det_max_side: int = Field(
+        1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
+    )
+    threads: int = Field(0, ge=0, le=64, description="rapidocr ONNX Runtime threads; 0 = usable cores.")
 
 
 class RegionSettings(StageSettings):
@@ -104,6 +111,9 @@ class LlmSettings(StageSettings):
 LEGACY_NAMES: dict[str, tuple[str, str]] = {
     "ocr_backend": ("ocr", "engine"),
     "ocr_min_score": ("ocr", "min_score"),
+    "ocr_models": ("ocr", "models"),
+    "ocr_det_max_side": ("ocr", "det_max_side"),
+    "ocr_threads": ("ocr", "threads"),
     "segmenter": ("regions", "segmenter"),
     "sam_checkpoint": ("regions", "sam_checkpoint"),
     "sam_model_type": ("regions", "sam_model_type"),

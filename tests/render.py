@@ -230,3 +230,77 @@ def render_form_with_icons(width: int = 1920, height: int = 1080) -> RenderedScr
         drawn = draw_icon(painter, (40 + index * 72, 78), "fa6-solid", glyph, size=28, fill=fill)
         drawn.text = name
     return painter.done()
+
+
+DASHBOARD_WORDS = (
+    "revenue", "orders", "refunds", "customers", "sessions", "region", "north", "south", "east", "west",
+    "pending", "shipped", "paid", "overdue", "active", "paused", "archived", "invoice", "account", "total",
+    "weekly", "monthly", "report", "sales", "team", "support", "tickets", "open", "closed", "average",
+    "growth", "target", "budget", "forecast", "status", "owner", "updated", "priority", "review", "billing",
+)  # fmt: skip
+DASHBOARD_MENU = (
+    "Overview", "Analytics", "Customers", "Orders", "Products", "Inventory", "Invoices", "Payments",
+    "Reports", "Campaigns", "Support", "Tickets", "Team", "Calendar", "Messages", "Documents", "Integrations",
+    "Settings", "Billing", "Help Center", "Sign out",
+)  # fmt: skip
+
+
+def render_dense_dashboard(width: int = 1920, height: int = 1080, seed: int = 7) -> RenderedScreen:
+    """A text-dense admin dashboard (about 280 text lines at 13-16 px): a side menu, KPI cards, a wide
+    table and an activity feed, every string recorded as a ``text`` drawing (fixed by ``seed``)."""
+    import random
+
+    rng = random.Random(seed)
+    p = ScreenPainter(width, height, background=(244, 246, 250))
+
+    def phrase(n: int) -> str:
+        return " ".join(rng.choice(DASHBOARD_WORDS) for _ in range(n)).capitalize()
+
+    p.rect((0, 0, 220, height), fill=(30, 34, 44), color="black")
+    p.text((20, 18), "Northwind Admin", size=18, bold=True, fill=(255, 255, 255), color="white")
+    for i, item in enumerate(DASHBOARD_MENU):
+        p.text((28, 64 + i * 32), item, size=15, fill=(210, 214, 222), color="white")
+    p.rect((220, 0, width, 56), fill=(255, 255, 255), color="white")
+    p.text((244, 16), "Sales dashboard", size=20, bold=True)
+    p.text((width - 420, 19), "Last updated 12 minutes ago", size=14, fill=(90, 90, 90))
+    p.text((width - 160, 19), "Jane Cooper", size=14, fill=(37, 99, 235), color="blue")
+    for i in range(6):  # KPI cards: a label, a figure and a trend each
+        x = 244 + i * 276
+        p.rect((x, 76, x + 260, 170), fill=(255, 255, 255), color="white")
+        p.text((x + 14, 88), phrase(2), size=14, fill=(90, 90, 90))
+        p.text((x + 14, 112), f"{rng.randint(1000, 99999):,}", size=22, bold=True)
+        p.text((x + 14, 146), f"+{rng.randint(1, 40)}.{rng.randint(0, 9)}% vs last week", size=13,
+               fill=(22, 130, 60), color="green")  # fmt: skip
+    table_x, table_y, row_h = 244, 196, 26
+    columns = (("Invoice", 110), ("Customer", 200), ("Region", 110), ("Status", 110), ("Amount", 110),
+               ("Updated", 120), ("Owner", 150))  # fmt: skip
+    p.rect((table_x, table_y, 1340, height - 20), fill=(255, 255, 255), color="white")
+    x = table_x + 14
+    for name, w in columns:
+        p.text((x, table_y + 10), name, size=14, bold=True)
+        x += w
+    first, last = (
+        ("Ava", "Liam", "Noah", "Emma", "Mia", "Lucas", "Zoe", "Omar"),
+        ("Reed", "Park", "Diaz", "Khan"),
+    )
+    for r in range(31):
+        y = table_y + 40 + r * row_h
+        cells = (
+            f"INV-{rng.randint(10000, 99999)}",
+            f"{rng.choice(first)} {rng.choice(last)}",
+            rng.choice(("North", "South", "East", "West")),
+            rng.choice(("Paid", "Pending", "Overdue", "Shipped")),
+            f"${rng.randint(10, 9999)}.{rng.randint(10, 99)}",
+            f"{rng.randint(1, 28)} Mar 2024",
+            rng.choice(("Sales team", "Support", "Billing", "Partners")),
+        )
+        x = table_x + 14
+        for (_, w), cell in zip(columns, cells, strict=True):
+            p.text((x, y), cell, size=14, fill=(40, 40, 40))
+            x += w
+    feed_x = 1360
+    p.rect((feed_x, table_y, width - 20, height - 20), fill=(255, 255, 255), color="white")
+    p.text((feed_x + 14, table_y + 10), "Recent activity", size=15, bold=True)
+    for r in range(38):
+        p.text((feed_x + 14, table_y + 40 + r * 22), phrase(rng.randint(3, 5)), size=13, fill=(60, 60, 60))
+    return p.done()

@@ -3,7 +3,16 @@
 import subprocess
 import sys
 
-HEAVY = ("torch", "onnxruntime", "rapidocr_onnxruntime", "easyocr", "segment_anything", "cv2", "fastapi")
+HEAVY = (
+    "torch",
+    "onnxruntime",
+    "rapidocr",
+    "rapidocr_onnxruntime",
+    "easyocr",
+    "segment_anything",
+    "cv2",
+    "fastapi",
+)
 
 
 def test_import_loads_nothing_heavy() -> None:

@@ -109,8 +109,8 @@ def test_a_toy_detector_needs_only_its_module_and_a_manifest_entry(plugin_dir: P
     assert "toy-boxes" in backend_names("detect")
 
     pipeline = get_pipeline(settings, "fast")
-    assert [stage.name for stage in pipeline.stages] == ["rapidocr", "toy-boxes", "default", "ssim", "hsv",
-                                                         "lexical"]  # fmt: skip
+    assert [stage.name for stage in pipeline.stages] == ["rapidocr", "classical", "toy-boxes", "default",
+                                                         "ssim", "hsv", "lexical"]  # fmt: skip
     parse = pipeline.parse(np.full((64, 96, 3), 255, dtype=np.uint8))
     toy = [e for e in parse.elements if e.source == "toy"]
     assert len(toy) == 1 and toy[0].type == "button" and toy[0].bbox == (10, 10, 50, 30)

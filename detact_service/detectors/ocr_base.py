@@ -1,9 +1,10 @@
-"""What both OCR backends share: the batch loop and conversion of text quads to elements."""
+"""What the OCR backends share: the batch loop, the split of a line into items (:func:`ink_spans`) and
+conversion of text quads to elements."""
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -14,9 +15,6 @@ from detact_service.stages import Backend, RGBImage
 
 TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
-
-Recogniser = Callable[[list[RGBImage]], list[tuple[str, float]]]
-"""Reads a batch of single-line crops."""
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
 INK_CONTRAST = 40  # grey levels between ink and the line's background
@@ -53,30 +51,6 @@ class OcrStage(Backend):
         return out
 
 
-def split_at_wide_gaps(image: RGBImage, lines: Sequence[TextLine], recognise: Recogniser) -> list[TextLine]:
-    """Split OCR lines that span separate items (a menu bar read as one line) at wide blank gaps.
-
-    Detectors group a row of menu items or tabs into one line; an agent needs one box per item. Gaps come
-    from the pixels (ink columns), since the engines' per-character boxes are evenly spaced guesses;
-    the pieces are read again in one batch.
-    """
-    out: list[TextLine] = []
-    pieces: list[tuple[int, int, int, int]] = []
-    for quad, text, score in lines:
-        spans = ink_spans(image, quad)
-        if len(spans) < 2:
-            out.append((quad, text, score))
-            continue
-        y1, y2 = int(np.floor(quad[:, 1].min())), int(np.ceil(quad[:, 1].max()))
-        pieces.extend((x1, y1, x2, y2) for x1, x2 in spans)
-    if pieces:
-        crops = [image[y1:y2, x1:x2] for x1, y1, x2, y2 in pieces]
-        for (x1, y1, x2, y2), (text, score) in zip(pieces, recognise(crops), strict=True):
-            quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-            out.append((quad, text, score))
-    return out
-
-
 def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
     """Horizontal extents of the items of an axis-aligned line box.
 
@@ -102,6 +76,8 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     coloured = column_chroma[columns] > INK_CHROMA
     if min(coloured.sum(), (~coloured).sum()) < line_height:
         coloured[:] = False  # one kind of ink (or a few stray coloured pixels): no colour split
+    else:
+        coloured = _absorb_short_runs(columns, coloured, line_height)
     gap_break = np.diff(columns) > SPLIT_GAP * line_height
     kind_break = (np.diff(coloured.astype(np.int8)) != 0) & (np.diff(columns) > 1)
     breaks = np.flatnonzero(gap_break | kind_break)
@@ -131,3 +107,26 @@ def lines_to_elements(lines: Sequence[TextLine], width: int, height: int, min_sc
             )
         )
     return elements
+
+
+def _absorb_short_runs(
+    columns: npt.NDArray[np.intp], coloured: npt.NDArray[np.bool_], min_width: int
+) -> npt.NDArray[np.bool_]:
+    """Ink kinds with every run narrower than ``min_width`` columns given the kind of the run before it
+    (of the run after it at the start): the anti-aliased edges of dark glyphs on a coloured background, or
+    of coloured glyphs, alternate kinds glyph by glyph and must not split a word."""
+    out = coloured.copy()
+    changes = np.flatnonzero(np.diff(out.astype(np.int8)) != 0) + 1
+    starts = np.concatenate([[0], changes])
+    ends = np.concatenate([changes, [len(out)]])
+    wide = [columns[e - 1] - columns[s] + 1 >= min_width for s, e in zip(starts, ends, strict=True)]
+    if not any(wide):
+        out[:] = False
+        return out
+    kind = bool(out[starts[wide.index(True)]])  # runs before the first wide one take its kind
+    for start, end, is_wide in zip(starts, ends, wide, strict=True):
+        if is_wide:
+            kind = bool(out[start])
+        else:
+            out[start:end] = kind
+    return out

@@ -1,55 +1,307 @@
-"""RapidOCR backend: PP-OCR ONNX models shipped in the ``rapidocr-onnxruntime`` wheel (CPU default)."""
+"""RapidOCR backend: PP-OCR ONNX models shipped inside PyPI wheels, run by our own lean loop (CPU default).
+
+Models (``DETACT_OCR__MODELS``), all read from files inside installed wheels, nothing downloaded:
+
+- ``ppocrv6-small`` (default): PP-OCRv6 small detection and recognition from the ``rapidocr`` 3.x wheel
+  (Apache-2.0). Its recogniser keeps the spaces between English words.
+- ``ppocrv4``: PP-OCRv4 mobile detection and recognition from the ``rapidocr-onnxruntime`` 1.x wheel
+  (what the service used before; the recogniser drops many spaces between English words).
+
+The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.md``):
+
+1. Detection once on the screenshot scaled so its long side is at most ``DETACT_OCR__DET_MAX_SIDE`` (small
+   screenshots are enlarged until the short side reaches :data:`DET_MIN_SIDE`; PaddleOCR's 736 read
+   MiniWoB++ no better and cost 1.8x the time), DB post-processing from the ``rapidocr`` package.
+2. No angle classifier (screens have no upside-down text).
+3. Each detected line is split at wide blank gaps and colour changes of its ink (menu bars, links:
+   :func:`~detact_service.detectors.ocr_base.ink_spans`) *before* recognition, so every crop is read once
+   (the old backend read a split line whole and then again piece by piece).
+4. Recognition of all crops sorted by width, batched so a batch's crops have similar widths (little
+   padding), CTC greedy decoding in NumPy.
+5. ONNX Runtime sessions with full graph optimisation, ``DETACT_OCR__THREADS`` intra-op threads (0 = the
+   cores this process may use) that do not spin while idle, and one inter-op thread.
+"""
 
 from __future__ import annotations
 
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
+import numpy.typing as npt
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine, split_at_wide_gaps
+from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
 from detact_service.models import resolve_device
-from detact_service.stages import RGBImage, cached_model, register
+from detact_service.settings import Settings
+from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
+
+DET_MIN_SIDE = 480  # small screenshots are enlarged until their short side is this long (PaddleOCR: 736)
+REC_HEIGHT = 48
+REC_MIN_WIDTH = 0  # PaddleOCR pads every batch to at least 320 px: measured no better here, only slower
+REC_BATCH = 16  # crops per recognition call at most
+TIGHT_CROPS = True
+REC_WIDTH_SPREAD = 1.5  # a batch's widest crop is at most this many times its narrowest (less padding)
+
+
+@dataclass(frozen=True)
+class ModelSet:
+    """Detection and recognition ONNX files inside an installed package."""
+
+    name: str
+    package: str
+    det: str
+    rec: str
+    version: str
+
+    def path(self, file: str) -> Path:
+        spec = find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
+            raise StageUnavailable(f"OCR models {self.name!r} need the {self.package!r} package installed")
+        path = Path(next(iter(spec.submodule_search_locations))) / "models" / file
+        if not path.is_file():
+            raise StageUnavailable(f"{path} is missing from the {self.package!r} package")
+        return path
+
+
+MODEL_SETS = {
+    m.name: m
+    for m in (
+        ModelSet(
+            "ppocrv6-small",
+            "rapidocr",
+            "PP-OCRv6_det_small.onnx",
+            "PP-OCRv6_rec_small.onnx",
+            "rapidocr:ppocrv6-small",
+        ),
+        ModelSet(
+            "ppocrv4",
+            "rapidocr_onnxruntime",
+            "ch_PP-OCRv4_det_infer.onnx",
+            "ch_PP-OCRv4_rec_infer.onnx",
+            "rapidocr:ppocrv4",
+        ),
+    )
+}
+
+
+@dataclass
+class OcrProfile:
+    """Where one :meth:`RapidOCRStage.read` spent its time (ms) and how many model calls it made."""
+
+    det_pre_ms: float = 0.0
+    det_model_ms: float = 0.0
+    det_post_ms: float = 0.0
+    split_ms: float = 0.0
+    rec_pre_ms: float = 0.0
+    rec_model_ms: float = 0.0
+    rec_decode_ms: float = 0.0
+    det_calls: int = 0
+    rec_calls: int = 0
+    lines: int = 0
+    crops: int = 0
+    reread_crops: int = 0  # crops read a second time: none in this loop (the old backend re-read splits)
+    det_size: tuple[int, int] = (0, 0)
+    rec_widths: list[int] = field(default_factory=list)
+
+
+def ort_threads(threads: int) -> int:
+    """Intra-op threads: ``threads``, or with 0 the cores this process may run on."""
+    if threads > 0:
+        return threads
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def make_session(path: Path, threads: int, use_cuda: bool) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.intra_op_num_threads = ort_threads(threads)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Worker threads sleep instead of spinning between ops: on a busy or shared CPU spinning threads steal
+    # the cores the other thread needs (measured faster here; docs/OCR.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    providers = ["CPUExecutionProvider"]
+    if use_cuda and "CUDAExecutionProvider" in ort.get_available_providers():
+        providers.insert(0, "CUDAExecutionProvider")
+    return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+
+
+class PaddleOcrEngine:
+    """PP-OCR detection + recognition sessions and the pre/post-processing around them."""
+
+    def __init__(self, models: ModelSet, threads: int, use_cuda: bool) -> None:
+        from rapidocr.ch_ppocr_det.utils import DBPostProcess
+
+        self.det = make_session(models.path(models.det), threads, use_cuda)
+        self.rec = make_session(models.path(models.rec), threads, use_cuda)
+        meta = self.rec.get_modelmeta().custom_metadata_map
+        self.characters = np.asarray(["", *meta["character"].splitlines(), " "], dtype=object)
+        self.post = DBPostProcess(
+            thresh=0.3,
+            box_thresh=0.5,
+            max_candidates=1000,
+            unclip_ratio=1.6,
+            use_dilation=True,
+            score_mode="fast",
+        )
+
+    def detect(
+        self, bgr: npt.NDArray[np.uint8], max_side: int, profile: OcrProfile
+    ) -> list[npt.NDArray[np.float64]]:
+        """Text line quads ((4, 2), image pixels), top to bottom then left to right."""
+        start = time.perf_counter()
+        height, width = bgr.shape[:2]
+        scale = min(max(1.0, DET_MIN_SIDE / min(height, width)), max_side / max(height, width))
+        new_h = max(32, round(height * scale / 32) * 32)
+        new_w = max(32, round(width * scale / 32) * 32)
+        resized = cv2.resize(
+            bgr, (new_w, new_h), interpolation=cv2.INTER_LINEAR if scale > 1 else cv2.INTER_AREA
+        )
+        blob = cv2.dnn.blobFromImage(resized, 1 / 127.5, (new_w, new_h), (127.5, 127.5, 127.5))
+        mark = time.perf_counter()
+        profile.det_pre_ms += (mark - start) * 1000
+        pred = self.det.run(None, {self.det.get_inputs()[0].name: blob})[0]
+        profile.det_calls += 1
+        profile.det_size = (new_w, new_h)
+        start = time.perf_counter()
+        profile.det_model_ms += (start - mark) * 1000
+        boxes, _ = self.post(pred, (height, width))
+        quads = [np.asarray(b, dtype=np.float64) for b in boxes]
+        quads.sort(key=lambda q: (round(q[:, 1].min() / 10), q[:, 0].min()))
+        profile.det_post_ms += (time.perf_counter() - start) * 1000
+        return quads
+
+    def recognise(
+        self, crops: Sequence[npt.NDArray[np.uint8]], profile: OcrProfile
+    ) -> list[tuple[str, float]]:
+        """Text and confidence of each single-line BGR crop, read in width-sorted batches."""
+        start = time.perf_counter()
+        resized = []
+        for crop in crops:
+            h, w = crop.shape[:2]
+            new_w = max(1, min(math.ceil(REC_HEIGHT * w / max(h, 1)), 48 * REC_HEIGHT))
+            resized.append(cv2.resize(crop, (new_w, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
+        order = sorted(range(len(crops)), key=lambda i: resized[i].shape[1])
+        batches: list[list[int]] = []
+        for i in order:
+            width = resized[i].shape[1]
+            if (
+                batches
+                and len(batches[-1]) < REC_BATCH
+                and max(width, REC_MIN_WIDTH)
+                <= REC_WIDTH_SPREAD * max(resized[batches[-1][0]].shape[1], REC_MIN_WIDTH)
+            ):
+                batches[-1].append(i)
+            else:
+                batches.append([i])
+        out: list[tuple[str, float]] = [("", 0.0)] * len(crops)
+        profile.rec_pre_ms += (time.perf_counter() - start) * 1000
+        name = self.rec.get_inputs()[0].name
+        for batch in batches:
+            start = time.perf_counter()
+            width = max(REC_MIN_WIDTH, max(resized[i].shape[1] for i in batch))
+            blob = np.zeros((len(batch), 3, REC_HEIGHT, width), dtype=np.float32)
+            for row, i in enumerate(batch):
+                image = resized[i]
+                blob[row, :, :, : image.shape[1]] = image.transpose(2, 0, 1).astype(np.float32) / 127.5 - 1.0
+            mark = time.perf_counter()
+            profile.rec_pre_ms += (mark - start) * 1000
+            preds = self.rec.run(None, {name: blob})[0]
+            profile.rec_calls += 1
+            profile.rec_widths.append(width)
+            start = time.perf_counter()
+            profile.rec_model_ms += (start - mark) * 1000
+            for row, i in enumerate(batch):
+                out[i] = self.decode(preds[row])
+            profile.rec_decode_ms += (time.perf_counter() - start) * 1000
+        return out
+
+    def decode(self, probs: npt.NDArray[np.float32]) -> tuple[str, float]:
+        """CTC greedy decoding of one crop's (time, classes) probabilities."""
+        index = probs.argmax(axis=1)
+        keep = index != 0
+        keep[1:] &= index[1:] != index[:-1]
+        if not keep.any():
+            return "", 0.0
+        text = "".join(self.characters[index[keep]])
+        return text, float(probs[np.flatnonzero(keep), index[keep]].mean())
 
 
 @register("text", "rapidocr")
 class RapidOCRStage(OcrStage):
-    """Fast OCR: about 1.6 s for a 1920x1080 screenshot on a 2-core CPU."""
+    """Fast OCR: PP-OCRv6 small ONNX models in a lean loop (see the module docstring)."""
 
-    requires = ("rapidocr_onnxruntime",)
+    requires = ("rapidocr",)
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        package = MODEL_SETS[settings.ocr.models].package
+        if find_spec(package) is None:
+            return f"OCR models {settings.ocr.models!r} need the {package!r} package installed"
+        return None
 
     def load(self) -> Any:
         return self._engine()
 
-    def _engine(self) -> Any:
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.last_profile = OcrProfile()
+
+    def models(self) -> ModelSet:
+        return MODEL_SETS[self.settings.ocr.models]
+
+    def _engine(self) -> PaddleOcrEngine:
         use_cuda = resolve_device(self.settings) == "cuda"
-
-        def load() -> Any:
-            from rapidocr_onnxruntime import RapidOCR
-
-            # The angle classifier only helps upside-down text, which screens do not have.
-            return RapidOCR(
-                use_cls=False,
-                det_use_cuda=use_cuda,
-                rec_use_cuda=use_cuda,
-                print_verbose=False,
-            )
-
-        return cached_model(("rapidocr", use_cuda), load)
+        models, threads = self.models(), self.settings.ocr.threads
+        return cached_model(
+            ("rapidocr", models.name, threads, use_cuda), lambda: PaddleOcrEngine(models, threads, use_cuda)
+        )
 
     def read(self, image: RGBImage) -> list[TextLine]:
-        bgr = np.ascontiguousarray(image[..., ::-1])
+        profile = OcrProfile()
         engine = self._engine()
-        result, _ = engine(bgr, use_cls=False)
-        lines = [
-            (np.asarray(quad, dtype=np.float64), str(text), float(score))
-            for quad, text, score in (result or [])
-        ]
-
-        def recognise(crops: list[RGBImage]) -> list[tuple[str, float]]:
-            texts, _ = engine.text_rec([np.ascontiguousarray(c[..., ::-1]) for c in crops])
-            return [(str(text), float(score)) for text, score in texts]
-
-        return split_at_wide_gaps(image, lines, recognise)
+        bgr = np.ascontiguousarray(image[..., ::-1])
+        quads = engine.detect(bgr, self.settings.ocr.det_max_side, profile)
+        start = time.perf_counter()
+        height, width = image.shape[:2]
+        boxes: list[tuple[int, int, int, int]] = []
+        whole: list[npt.NDArray[np.float64] | None] = []  # the detected quad when the line is not split
+        for quad in quads:
+            spans = ink_spans(image, quad)
+            x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
+            x2, y2 = np.clip(np.ceil(quad.max(axis=0)).astype(int), 0, [width, height])
+            if x2 - x1 < 2 or y2 - y1 < 2:
+                continue
+            if len(spans) < 2:  # read the ink's extent: less blank to pay for in recognition
+                a, b = spans[0] if TIGHT_CROPS else (int(x1), int(x2))
+                boxes.append((a, int(y1), b, int(y2)))
+                whole.append(quad)
+            else:
+                boxes.extend((a, int(y1), b, int(y2)) for a, b in spans)
+                whole.extend([None] * len(spans))
+        profile.split_ms += (time.perf_counter() - start) * 1000
+        profile.lines, profile.crops = len(quads), len(boxes)
+        texts = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes], profile)
+        lines: list[TextLine] = []
+        for (x1, y1, x2, y2), detected, (text, score) in zip(boxes, whole, texts, strict=True):
+            if detected is None:
+                detected = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+            lines.append((detected, text, score))
+        self.last_profile = profile
+        return lines
 
     def model_version(self) -> str | None:
-        return "rapidocr:ppocrv4"
+        return self.models().version

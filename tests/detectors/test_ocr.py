@@ -41,7 +41,7 @@ def test_prose_stays_one_line_but_a_menu_bar_splits_into_items(size: int) -> Non
     image = np.asarray(painter.done().image)
     stage = create_stage("text", "rapidocr", Settings(device="cpu"))
     parse = stage.run([image], [ScreenParse(1400, 200)])[0]
-    # PP-OCR's recogniser sometimes drops spaces at small sizes; what matters here is the boxes.
+    # What matters here is the boxes (the spaces are checked below).
     texts = sorted((e.bbox[1] > 100, e.bbox[0], (e.text or "").replace(" ", "")) for e in parse.elements)
     assert [t for below, _, t in texts if not below] == ["Createyouraccountandrememberme"]
     assert [t for below, _, t in texts if below] == ["File", "Edit", "View", "Help"]
@@ -59,3 +59,69 @@ def test_a_blue_link_inside_black_prose_becomes_its_own_element() -> None:
     assert len(found) == 1
     x1, _, x2, _ = found[0].bbox
     assert abs(x1 - link.bbox[0]) <= 6 and abs(x2 - link.bbox[2]) <= 6
+
+
+def read(image: np.ndarray, **settings: object) -> tuple[ScreenParse, object]:
+    stage = create_stage("text", "rapidocr", Settings(device="cpu", **settings))  # type: ignore[arg-type]
+    parse = stage.run([image], [ScreenParse(image.shape[1], image.shape[0])])[0]
+    return parse, stage
+
+
+def test_the_default_models_keep_the_spaces_between_english_words() -> None:
+    painter = ScreenPainter(1000, 260)
+    phrases = ["Create your account and remember me", "Forgot your password?", "Sign in with email"]
+    for i, phrase in enumerate(phrases):
+        painter.text((20, 20 + i * 80), phrase, size=(16, 22, 28)[i])
+    parse, stage = read(np.asarray(painter.done().image))
+    assert sorted(e.text for e in parse.elements) == sorted(phrases)
+    assert stage.model_version() == "rapidocr:ppocrv6-small"  # type: ignore[attr-defined]
+
+
+def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> None:
+    from bench.profile import count_model_calls
+
+    painter = ScreenPainter(1400, 200)
+    painter.text((10, 20), "Create your account and remember me", size=22)
+    x = 10
+    for word in ["File", "Edit", "View", "Help"]:
+        x = painter.text((x, 120), word, size=22).bbox[2] + 30
+    image = np.asarray(painter.done().image)
+    read(image)  # loads the models
+    with count_model_calls() as calls:
+        parse, stage = read(image)
+    profile = stage.last_profile  # type: ignore[attr-defined]
+    # two lines detected, the menu bar split into its four items before recognition: five crops read once
+    assert (profile.lines, profile.crops, profile.reread_crops) == (2, 5, 0)
+    assert len(parse.elements) == 5
+    assert calls.calls == {"PP-OCRv6_det_small.onnx": 1, "PP-OCRv6_rec_small.onnx": profile.rec_calls}
+    assert profile.rec_calls <= 2  # batched by width: the four menu words together
+
+
+def test_detection_runs_at_the_capped_long_side_and_small_screens_are_enlarged() -> None:
+    big = np.asarray(render_form(2560, 1440).image)
+    parse, stage = read(big, ocr_det_max_side=1280)
+    assert stage.last_profile.det_size == (1280, 704)  # type: ignore[attr-defined]
+    assert {"create", "account", "submit", "cancel"} <= words(parse)
+    painter = ScreenPainter(160, 210)
+    painter.text((10, 10), "Submit", size=12)
+    _, stage = read(np.asarray(painter.done().image))
+    assert min(stage.last_profile.det_size) == 480  # type: ignore[attr-defined]
+
+
+def test_the_old_ppocrv4_models_stay_selectable(form: np.ndarray) -> None:
+    parse, stage = read(form, ocr_models="ppocrv4")
+    assert {"create", "email", "password", "submit", "cancel"} <= {w.replace(" ", "") for w in words(parse)}
+    assert stage.model_version() == "rapidocr:ppocrv4"  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_the_dense_dashboard_is_read_nearly_exactly() -> None:
+    from bench.ocr import dashboard_screen, score
+
+    _, image, truth = dashboard_screen()
+    assert len(truth) >= 250
+    parse, _ = read(image)
+    counts = score(parse.elements, truth)
+    assert counts.exact_match >= 0.9
+    assert counts.word_recall >= 0.95
+    assert counts.cer <= 0.05
