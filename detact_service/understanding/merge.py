@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service import geometry
-from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.core import INTERACTIVE_TYPES, Element, ElementState, ElementType, ScreenParse
 from detact_service.stages import Backend, RGBImage, register
 
 DUPLICATE_IOU = 0.7
@@ -31,21 +31,8 @@ PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this m
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
-SPECIFIC_TYPES = frozenset(
-    {
-        ElementType.BUTTON,
-        ElementType.INPUT,
-        ElementType.TEXTAREA,
-        ElementType.CHECKBOX,
-        ElementType.RADIO,
-        ElementType.DROPDOWN,
-        ElementType.TAB,
-        ElementType.LINK,
-        ElementType.TOGGLE,
-        ElementType.SLIDER,
-        ElementType.MENU_ITEM,
-    }
-)
+SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
+"""Segment types that say more than a detector box does: the merged element keeps them."""
 LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label may sit from it
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})

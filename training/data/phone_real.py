@@ -67,6 +67,7 @@ def load_screens(root: Path = DEFAULT_ROOT, split: str | None = None) -> Iterato
         width, height = label["image_size"]
         clickable = [e for e in label["elements"] if e["clickable"]]
         boxes = np.array([e["bbox"] for e in clickable], dtype=np.float64).reshape(-1, 4)
+        boxes = boxes.clip(0, [width, height, width, height])  # a few views overhang the screen by a pixel
         keep = _target_mask(boxes, width, height)
         yield PhoneScreen(
             id=screen_id,

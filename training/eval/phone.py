@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from detact_service import geometry
 from detact_service.core import ScreenParse
 from detact_service.settings import Settings
 from training.data.phone_real import PhoneScreen
@@ -57,20 +58,7 @@ class PhoneScore:
 
 def matched_targets(targets: Boxes, predicted: Boxes, iou_threshold: float = IOU) -> int:
     """Targets matched one-to-one by a prediction at IoU >= threshold (greedy, best pairs first)."""
-    import supervision as sv
-
-    if len(targets) == 0 or len(predicted) == 0:
-        return 0
-    ious = np.asarray(sv.box_iou_batch(targets, predicted))
-    pairs = np.argwhere(ious >= iou_threshold)
-    order = np.argsort(-ious[pairs[:, 0], pairs[:, 1]])
-    used_targets: set[int] = set()
-    used_predictions: set[int] = set()
-    for target, prediction in pairs[order]:
-        if target not in used_targets and prediction not in used_predictions:
-            used_targets.add(int(target))
-            used_predictions.add(int(prediction))
-    return len(used_targets)
+    return len(geometry.greedy_match(geometry.iou_matrix(targets, predicted), iou_threshold))
 
 
 def centre_hits(targets: Boxes, predicted: Boxes) -> int:

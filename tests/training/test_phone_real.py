@@ -1,0 +1,43 @@
+"""The phone_real reader, its app split, its YOLO export and the recall scoring."""
+
+from pathlib import Path
+
+import numpy as np
+
+from training.data.phone_real import MAX_SCREEN_SHARE, export_yolo, load_screens
+from training.eval.phone import centre_hits, matched_targets
+
+
+def test_the_split_is_by_app_and_covers_every_screen() -> None:
+    splits = {split: list(load_screens(split=split)) for split in ("train", "val", "test")}
+    apps = {split: {screen.app for screen in screens} for split, screens in splits.items()}
+    assert sum(len(screens) for screens in splits.values()) == 290
+    assert len(apps["val"]) == len(apps["test"]) == 10 and len(apps["train"]) == 63
+    assert not (apps["train"] & apps["val"]) and not (apps["train"] & apps["test"])
+    assert not (apps["val"] & apps["test"])
+
+
+def test_targets_are_clickable_views_smaller_than_the_page() -> None:
+    screens = list(load_screens(split="val"))
+    assert screens and all(len(s.clickable) == len(s.classes) for s in screens)
+    for screen in screens:
+        boxes = screen.clickable
+        areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        assert (areas > 0).all() and (areas <= MAX_SCREEN_SHARE * screen.width * screen.height).all()
+
+
+def test_yolo_export_writes_normalised_boxes_for_each_image(tmp_path: Path) -> None:
+    yaml_path = export_yolo(tmp_path / "yolo", splits=("val",))
+    assert "names:" in yaml_path.read_text()
+    labels = sorted((tmp_path / "yolo" / "labels" / "val").glob("*.txt"))
+    assert len(labels) == len(list(load_screens(split="val")))
+    rows = np.loadtxt(labels[0], ndmin=2)
+    assert rows.shape[1] == 5 and (rows[:, 0] == 0).all() and ((rows[:, 1:] > 0) & (rows[:, 1:] <= 1)).all()
+
+
+def test_recall_matches_one_to_one_and_centre_hits_count_targets() -> None:
+    targets = np.array([[0, 0, 10, 10], [20, 20, 30, 30]], dtype=float)
+    twice = np.array([[0, 0, 10, 9], [0, 0, 10, 10], [40, 40, 50, 50]], dtype=float)
+    assert matched_targets(targets, twice) == 1
+    assert centre_hits(targets, twice) == 1
+    assert matched_targets(targets, np.zeros((0, 4))) == 0
