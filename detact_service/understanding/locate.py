@@ -418,7 +418,10 @@ def locate(
         a = int(np.argmax(anchor_scores))
         if anchor_share[a] >= FOUND_MIN:
             scores = scores + RELATION_WEIGHT * _relation_bonus(elements, elements[a], query.relation, a)
-            scores[a] = min(scores[a], 0.0)
+            if wanted_types and elements[a].type in wanted_types:
+                scores[a] += RELATION_WEIGHT  # the control carries the label itself (a labelled checkbox)
+            else:
+                scores[a] = min(scores[a], 0.0)
         else:
             reason = f"nothing on the screen matches {query.anchor!r}"
     order = sorted(range(len(elements)), key=lambda i: (-scores[i], i))

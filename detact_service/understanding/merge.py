@@ -34,6 +34,7 @@ ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wi
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
 """Segment types that say more than a detector box does: the merged element keeps them."""
 LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label may sit from it
+LABEL_OVERLAP = 0.3  # how far (in control heights) a label's box may overlap a padded control box
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
 TEXT_HOLDERS = frozenset(
@@ -158,8 +159,9 @@ def label_marks(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
             same_row = np.abs((text_boxes[:, 1] + text_boxes[:, 3]) / 2 - (y1 + y2) / 2) <= 0.75 * height
             right_gap = text_boxes[:, 0] - x2
             left_gap = x1 - text_boxes[:, 2]
-            gap = np.where(right_gap >= -2, right_gap, left_gap + LABEL_GAP * height)  # right side first
-            gap = np.where(same_row & (gap >= -2) & (gap <= 2 * LABEL_GAP * height), gap, np.inf)
+            overlap = -LABEL_OVERLAP * height
+            gap = np.where(right_gap >= overlap, right_gap, left_gap + LABEL_GAP * height)  # right first
+            gap = np.where(same_row & (gap >= overlap) & (gap <= 2 * LABEL_GAP * height), gap, np.inf)
             gap[list(taken)] = np.inf
             gap[[is_glyph_text(t.text or "") for t in texts]] = np.inf  # a pictogram is no label
             nearest = int(gap.argmin())
@@ -279,8 +281,9 @@ def has_label(control: Element, text_boxes: npt.NDArray[np.float64]) -> bool:
     same_row = np.abs((text_boxes[:, 1] + text_boxes[:, 3]) / 2 - centre_y) <= 0.75 * height
     right_gap = text_boxes[:, 0] - x2
     left_gap = x1 - text_boxes[:, 2]
-    near = ((right_gap >= -2) & (right_gap <= LABEL_GAP * height)) | (
-        (left_gap >= -2) & (left_gap <= LABEL_GAP * height)
+    overlap = -LABEL_OVERLAP * height
+    near = ((right_gap >= overlap) & (right_gap <= LABEL_GAP * height)) | (
+        (left_gap >= overlap) & (left_gap <= LABEL_GAP * height)
     )
     return bool((same_row & near).any())
 

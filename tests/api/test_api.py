@@ -161,7 +161,7 @@ def assert_error(response: httpx.Response, status: int, code: str | None = None)
     return error
 
 
-def assert_valid_parse(body: dict[str, Any], width: int, height: int) -> None:
+def assert_valid_parse(body: dict[str, Any], width: int, height: int, profile: str = "fast") -> None:
     assert body["image"] == {"width": width, "height": height}
     ids = [e["id"] for e in body["elements"]]
     assert len(ids) == len(set(ids))
@@ -173,7 +173,7 @@ def assert_valid_parse(body: dict[str, Any], width: int, height: int) -> None:
         assert isinstance(element["interactive"], bool)
         assert set(element["state"]) == {"checked", "focused", "highlighted", "selected", "disabled"}
     assert set(body["timings_ms"]) >= STAGE_TIMINGS
-    assert body["models"]["profile"] == "fast"
+    assert body["models"]["profile"] == profile
 
 
 # --- happy path (real pipeline) -------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_parse_multipart_with_every_format(client: httpx.Client, form_png: bytes
     )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert_valid_parse(body, 1920, 1080)
+    assert_valid_parse(body, 1920, 1080, profile="detact")
     assert body["elements"], "the form has elements"
     texts = {e["text"] for e in body["elements"] if e["text"]}
     assert "Submit" in texts  # the task's target; with a task only the relevant elements come back
@@ -255,7 +255,7 @@ def test_raw_image_body_with_query_options(client: httpx.Client) -> None:
     )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert_valid_parse(body, 320, 96)
+    assert_valid_parse(body, 320, 96, profile="detact")
     assert body["task"] == "search" and body["text"]["detact"].startswith("Text elements:")
 
 
