@@ -113,9 +113,9 @@ def embedded(name: str, missing: str, demote: bool = True) -> str:
 
 
 NO_DETECTOR = (
-    "No detector is shipped yet (it needs a GPU session: `models/README.md`); once one is, `python -m "
-    "training.eval detector --data data/rendered --peer` measures it on the held-out splits and MiniWoB++ "
-    "seeds 1000-1099 beside OmniParser v2's detector."
+    "Not run yet for the shipped detector (`models/ui-detector.onnx`): `python -m training.eval detector "
+    "--data data/rendered --peer` measures it on the rendered held-out splits and MiniWoB++ seeds 1000-1099 "
+    "beside OmniParser v2's detector; real phone screens are in the section above."
 )
 
 
@@ -229,6 +229,10 @@ Run time per section: {runtime}.
 ## Batch throughput (from `docs/BATCH.md`, written by `python -m bench.batch_throughput`)
 
 {embedded("BATCH.md", "(not run yet: `python -m bench.batch_throughput`)", demote=False)}
+
+## Controls on real phone screens (from `docs/PHONE.md`, written by `python -m training.eval phone`)
+
+{embedded("PHONE.md", "(not run yet: `python -m training.eval phone`)")}
 
 ## UI element detector (from `docs/DETECTOR.md`, written by `python -m training.eval detector --peer`)
 
