@@ -418,7 +418,7 @@ def locate(
         a = int(np.argmax(anchor_scores))
         if anchor_share[a] >= FOUND_MIN:
             scores = scores + RELATION_WEIGHT * _relation_bonus(elements, elements[a], query.relation, a)
-            if wanted_types and elements[a].type in wanted_types:
+            if query.relation == "near" and wanted_types and elements[a].type in wanted_types:
                 scores[a] += RELATION_WEIGHT  # the control carries the label itself (a labelled checkbox)
             else:
                 scores[a] = min(scores[a], 0.0)

@@ -106,7 +106,7 @@ def test_report_embeds_evaluation_docs_or_says_how_to_make_them(
     import bench.__main__ as report
 
     monkeypatch.setattr(report, "DOCS", tmp_path)
-    assert report.embedded("DETECTOR.md", report.NO_DETECTOR).startswith("No detector is shipped yet")
+    assert report.embedded("DETECTOR.md", report.NO_DETECTOR).startswith("Not run yet for the shipped")
     (tmp_path / "DETECTOR.md").write_text("# Detector evaluation\n\nintro\n\n## Per source\n\n| a |\n")
     assert report.embedded("DETECTOR.md", "missing") == "intro\n\n### Per source\n\n| a |"
     assert report.embedded("DETECTOR.md", "missing", demote=False) == "intro\n\n## Per source\n\n| a |"
