@@ -30,6 +30,7 @@ SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the sa
 PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this many times its area, is it
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
+CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
 """Segment types that say more than a detector box does: the merged element keeps them."""
@@ -288,8 +289,19 @@ def has_label(control: Element, text_boxes: npt.NDArray[np.float64]) -> bool:
     return bool((same_row & near).any())
 
 
-def merge_elements(elements: Sequence[Element], screen_width: int | None = None) -> list[Element]:
+def drop_containers(widgets: Sequence[Element], screen_area: int) -> list[Element]:
+    """Drop detector boxes over :data:`CONTAINER_SHARE` of the screen: a panel or a page, not a control."""
+    return [
+        w for w in widgets if w.source != "detector" or w.width * w.height <= CONTAINER_SHARE * screen_area
+    ]
+
+
+def merge_elements(
+    elements: Sequence[Element], screen_width: int | None = None, screen_height: int | None = None
+) -> list[Element]:
     """The merge stage's work on one screen's raw elements."""
+    if screen_width is not None and screen_height is not None:
+        elements = drop_containers(elements, screen_width * screen_height)
     is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
@@ -310,4 +322,6 @@ class MergeStage(Backend):
     """The ``merge`` stage."""
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        return [parse.with_elements(merge_elements(parse.elements, parse.width)) for parse in parses]
+        return [
+            parse.with_elements(merge_elements(parse.elements, parse.width, parse.height)) for parse in parses
+        ]

@@ -1,4 +1,3 @@
-
 from detact_service.core import Element, ElementState, ElementType
 from detact_service.understanding.merge import merge_elements, reading_order
 
@@ -140,3 +139,13 @@ def test_text_outside_every_box_stays_a_text_element_and_a_box_with_text_is_a_bu
     ]
     merged = merge_elements(elements, screen_width=1920)
     assert [(e.type, e.text) for e in merged] == [(ElementType.TEXT, "Title"), (ElementType.BUTTON, "Submit")]
+
+
+def test_a_detector_box_over_a_quarter_of_the_screen_is_a_panel_not_a_control() -> None:
+    elements = [
+        detected((0, 300, 1000, 700)),
+        detected((400, 400, 600, 450)),
+        text((420, 410, 580, 440), "OK"),
+    ]
+    merged = merge_elements(elements, screen_width=1024, screen_height=768)
+    assert [(e.type, e.bbox) for e in merged] == [(ElementType.BUTTON, (400, 400, 600, 450))]
