@@ -1,4 +1,4 @@
-"""Where a parse spends its time: ``python -m bench.profile IMAGE [IMAGE ...] [--profile detact]``.
+"""Where a parse spends its time: ``python -m bench.profile IMAGE [IMAGE ...] [--profile fast]``.
 
 ``IMAGE`` is a file, or ``dense`` / ``form`` for the rendered dense dashboard / form (1920x1080). After
 one warm-up parse (models load), each image is parsed ``--repeats`` times; printed per image, medians:
@@ -177,20 +177,23 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("images", nargs="+", help="image files, or 'dense' / 'form' (rendered 1920x1080)")
-    parser.add_argument("--profile", default="detact", help="pipeline profile (default detact)")
+    parser.add_argument("--profile", default=None, help="pipeline profile (default: the service's default)")
     parser.add_argument("--repeats", type=int, default=3, help="timed parses per image (medians)")
-    parser.add_argument("--ocr-models", default=None, help="DETACT_OCR_MODELS for this run")
-    parser.add_argument("--det-max-side", type=int, default=None, help="DETACT_OCR_DET_MAX_SIDE for this run")
+    parser.add_argument("--ocr-models", default=None, help="DETACT_OCR__MODELS for this run")
+    parser.add_argument("--det-max-side", type=int, default=None, help="DETACT_OCR__DET_MAX_SIDE for the run")
     args = parser.parse_args()
     extra: dict[str, Any] = {}
     if args.ocr_models:
         extra["ocr_models"] = args.ocr_models
     if args.det_max_side:
         extra["ocr_det_max_side"] = args.det_max_side
+    from detact_service.pipeline import default_profile
+
     settings = Settings(device="cpu", **extra)
+    profile = args.profile or default_profile(settings)
     for image in args.images:
         name, pixels = load(image)
-        print(to_text(profile_image(name, pixels, settings, args.profile, args.repeats)), flush=True)
+        print(to_text(profile_image(name, pixels, settings, profile, args.repeats)), flush=True)
 
 
 if __name__ == "__main__":
