@@ -67,12 +67,12 @@ PROFILES: dict[str, Profile] = {
                 ("regions", None),
                 ("detect", None),
                 ("merge", "default"),
-                ("attributes", "pix2struct"),
+                ("attributes", None),
                 ("icons", "ssim"),
                 ("colors", "hsv"),
                 ("relevance", None),
             ),
-            "Everything: OCR, segmentation, detector, semi-masked Pix2Struct attributes, icons, colours.",
+            "Everything: OCR, segmentation, detector, the semi-masked type and state reader, icons, colours.",
         ),
     )
 }
@@ -117,6 +117,9 @@ def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
     if slot == "detect":
         entry = model_entry(settings.models_dir, "detector", settings.detector.model)
         return entry.backend if entry is not None and entry.backend else "yolo-onnx"
+    if slot == "attributes":
+        entry = model_entry(settings.models_dir, "attributes", settings.attributes.model)
+        return entry.backend if entry is not None and entry.backend else "reader"
     if slot == "relevance":
         return settings.relevance.backend
     raise ValueError(f"stage {slot!r} needs an explicit backend")

@@ -68,9 +68,14 @@ class AttributeSettings(StageSettings):
     """The ``attributes`` stage."""
 
     model: str = Field(
-        "ui-pix2struct", description="Attribute model (semi-masked Pix2Struct) name in models/manifest.json."
+        "ui-reader",
+        description="Attribute model name in models/manifest.json: the CPU reader (`ui-reader`) or a "
+        "semi-masked Pix2Struct folder; its manifest entry's `backend` picks the stage (default `reader`).",
     )
     batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
+    min_confidence: float = Field(
+        0.0, ge=0.0, le=1.0, description="The reader's type is used only at this confidence or more."
+    )
     max_new_tokens: int = Field(
         16, ge=4, le=64, description="Most tokens the attribute model writes per element."
     )

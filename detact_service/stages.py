@@ -96,6 +96,7 @@ BUILTIN_MODULES: dict[tuple[str, str], str] = {
     ("detect", "yolo-onnx"): "detact_service.detectors.yolo_onnx",
     ("merge", "default"): "detact_service.understanding.merge",
     ("attributes", "pix2struct"): "detact_service.understanding.attributes",
+    ("attributes", "reader"): "detact_service.understanding.reader",
     ("icons", "ssim"): "detact_service.understanding.icons",
     ("colors", "hsv"): "detact_service.understanding.colors",
     ("relevance", "minilm"): "detact_service.understanding.relevance",

@@ -9,7 +9,8 @@ slicing: one multiply for the darkening, four slices for the outline.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 
 import cv2
 import numpy as np
@@ -17,6 +18,7 @@ import numpy.typing as npt
 
 RGBImage = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]
+IntBoxes = npt.NDArray[np.int64]
 
 DARKEN = 0.35
 """Brightness kept outside the element (CAAP darkens the surroundings)."""
@@ -120,3 +122,86 @@ def semi_masked_views(
         semi_mask(image, box, None if whole else context_window(box, width, height, context)) for box in boxes
     ]
     return views if max_side is None else [fit_view(v, max_side) for v in views]
+
+
+@dataclass(frozen=True)
+class ViewGeometry:
+    """How a reader model's views are made; stored with the model (manifest) so training and runtime agree."""
+
+    size: int = 96
+    """Side of the square view the model reads (the context window is resized to it, aspect not kept)."""
+    context: float = CONTEXT
+    min_window: int = 64
+    max_window: int = MAX_WINDOW
+    darken: float = DARKEN
+    outline: int = 2
+    """Outline width in view pixels."""
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, object] | None) -> ViewGeometry:
+        """The geometry a manifest entry stores (unknown keys ignored, missing ones defaulted)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (values or {}).items() if k in known})  # type: ignore[arg-type]
+
+
+def context_windows(boxes: IntBoxes, width: int, height: int, geometry: ViewGeometry) -> IntBoxes:
+    """:func:`context_window` for every row of ``boxes`` at once (N x 4 xyxy in, N x 4 windows out)."""
+    boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+    out = np.empty_like(boxes)
+    for axis, limit in ((0, width), (1, height)):
+        lo, hi = boxes[:, axis], boxes[:, axis + 2]
+        size = hi - lo
+        side = np.minimum(
+            np.maximum(size * geometry.context, geometry.min_window), np.maximum(geometry.max_window, size)
+        )
+        side = np.minimum(side.astype(np.int64), limit)
+        start = (lo + hi) // 2 - side // 2
+        start = np.minimum(np.minimum(np.maximum(start, 0), limit - side), lo)
+        out[:, axis] = start
+        out[:, axis + 2] = np.minimum(np.maximum(start + side, hi), limit)
+    return out
+
+
+def reader_views(image: RGBImage, boxes: IntBoxes, geometry: ViewGeometry) -> RGBImage:
+    """N semi-masked views (N x size x size x 3, uint8) of ``boxes``, as a reader model reads them.
+
+    Each context window is resized to the view's square (one ``cv2.resize`` per element: the crops have
+    different shapes), then the darkening and the outline are applied to the whole batch at once.
+    """
+    boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+    size = geometry.size
+    if len(boxes) == 0:
+        return np.zeros((0, size, size, 3), dtype=np.uint8)
+    height, width = image.shape[:2]
+    windows = context_windows(boxes, width, height, geometry)
+    views = np.stack(
+        [
+            cv2.resize(image[y1:y2, x1:x2], (size, size), interpolation=cv2.INTER_AREA)
+            for x1, y1, x2, y2 in windows.tolist()
+        ]
+    )
+    scale = size / np.maximum(windows[:, 2:] - windows[:, :2], 1)  # N x 2 (x, y)
+    inner = np.concatenate(
+        [(boxes[:, :2] - windows[:, :2]) * scale, (boxes[:, 2:] - windows[:, :2]) * scale], axis=1
+    )
+    inner = np.round(inner).astype(np.int64)
+    inner[:, 2:] = np.maximum(inner[:, 2:], inner[:, :2] + 1)
+    grid = np.arange(size)
+    inside_x = (grid >= inner[:, 0:1]) & (grid < inner[:, 2:3])
+    inside_y = (grid >= inner[:, 1:2]) & (grid < inner[:, 3:4])
+    pad = geometry.outline
+    around_x = (grid >= inner[:, 0:1] - pad) & (grid < inner[:, 2:3] + pad)
+    around_y = (grid >= inner[:, 1:2] - pad) & (grid < inner[:, 3:4] + pad)
+    inside = inside_y[:, :, None] & inside_x[:, None, :]
+    band = (around_y[:, :, None] & around_x[:, None, :]) & ~inside
+    out = np.where(inside[..., None], views, (views * geometry.darken).astype(np.uint8))
+    out[band] = np.asarray(OUTLINE, dtype=np.uint8)
+    return np.ascontiguousarray(out, dtype=np.uint8)
+
+
+def box_features(boxes: IntBoxes, width: int, height: int) -> npt.NDArray[np.float32]:
+    """What the square view hides: the element's size relative to the screen and its aspect ratio (N x 3)."""
+    corners = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    w = np.maximum(corners[:, 2] - corners[:, 0], 1.0)
+    h = np.maximum(corners[:, 3] - corners[:, 1], 1.0)
+    return np.stack([w / max(width, 1), h / max(height, 1), np.log(w / h) / 3.0], axis=1).astype(np.float32)

@@ -47,6 +47,7 @@ def export(
     entry = {
         "name": name,
         "kind": "attributes",
+        "backend": "pix2struct",
         "file": f"{name}/model.safetensors",
         "folder": name,
         "sha256": file_sha256(weights),

@@ -1,0 +1,190 @@
+"""The ``attributes`` stage's CPU reader: a small CNN reads each element's type and state from its view.
+
+CAAP's Visual Observer, made to fit a CPU: every element is cut out as a semi-masked view (its context
+window resized to a small square, the surroundings darkened, the element outlined;
+:func:`~detact_service.understanding.semimask.reader_views`), and an ImageNet MobileNetV2 fine-tuned
+here (``training.reader``) answers its type and the four state flags in one batched ONNX call per
+screen. The view geometry is read from the model's manifest entry, so a shipped model always gets the
+views it was trained on. A state that does not apply to the answered type is left unknown (``None``),
+never ``False``. OCR text is kept: the reader changes types and states only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
+from detact_service.settings import Settings
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
+from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
+from detact_service.understanding.semimask import ViewGeometry, box_features, reader_views
+
+TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
+"""The reader's type classes, in its output order."""
+STATES = ("checked", "selected", "focused", "disabled")
+"""The reader's state flags, in its output order."""
+SOURCE_TAG = "+reader"
+
+
+def state_applies(types: Sequence[ElementType]) -> npt.NDArray[np.bool_]:
+    """Which of :data:`STATES` apply to each type (N x 4)."""
+    return np.array(
+        [(t in CHECKABLE, t in SELECTABLE, t not in NOT_FOCUSABLE, t not in NOT_FOCUSABLE) for t in types],
+        dtype=bool,
+    ).reshape(-1, len(STATES))
+
+
+APPLIES = state_applies(TYPES)
+"""``APPLIES[type_index, state_index]``: the state is meaningful for that type."""
+
+
+@dataclass(frozen=True)
+class ReaderSpec:
+    """A reader model's manifest entry, resolved, with the view geometry it was trained on."""
+
+    model: ModelSpec
+    geometry: ViewGeometry
+
+
+def reader_spec(settings: Settings) -> ReaderSpec:
+    """The configured reader; :class:`StageUnavailable` when it is not shipped here."""
+    try:
+        spec = model_spec(settings.models_dir, "attributes", settings.attributes.model)
+    except ModelUnavailable as exc:
+        raise StageUnavailable(str(exc)) from None
+    if not spec.path.is_file():
+        raise StageUnavailable(f"attribute model {spec.name!r} is not a single ONNX file")
+    geometry = (spec.entry.model_extra or {}).get("geometry")
+    return ReaderSpec(spec, ViewGeometry.from_mapping(geometry))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader says about a batch of elements."""
+
+    type_index: npt.NDArray[np.int64]
+    type_confidence: npt.NDArray[np.float32]
+    state_probability: npt.NDArray[np.float32]
+    """N x 4 probabilities that each state flag is set."""
+
+
+def read(session: Any, views: RGBImage, features: npt.NDArray[np.float32], batch_size: int) -> Reading:
+    """Run the reader over ``views`` (N x S x S x 3 uint8) in chunks of ``batch_size``."""
+    type_probs, state_probs = [], []
+    for start in range(0, len(views), batch_size):
+        chunk = slice(start, start + batch_size)
+        types, states = session.run(None, {"views": views[chunk], "boxes": features[chunk]})
+        type_probs.append(types)
+        state_probs.append(states)
+    probs = np.concatenate(type_probs)
+    index = probs.argmax(axis=1)
+    return Reading(index, probs[np.arange(len(index)), index], np.concatenate(state_probs))
+
+
+def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
+    """The elements with the reader's type (when confident enough) and the states that apply to it."""
+    out = []
+    flags = reading.state_probability >= 0.5
+    for element, index, confidence, set_flags in zip(
+        elements, reading.type_index.tolist(), reading.type_confidence.tolist(), flags.tolist(), strict=True
+    ):
+        if confidence < threshold:
+            out.append(element)
+            continue
+        new_type = TYPES[index]
+        applies = APPLIES[index]
+        values: list[bool | None] = [bool(f) if a else None for f, a in zip(set_flags, applies, strict=True)]
+        checked, selected, focused, disabled = values
+        state = ElementState(
+            checked=checked,
+            selected=selected,
+            focused=focused,
+            disabled=disabled,
+            highlighted=element.state.highlighted,
+        )
+        out.append(
+            element.replace(
+                type=new_type,
+                state=state,
+                interactive=None,
+                source=element.source + SOURCE_TAG,
+            )
+        )
+    return out
+
+
+@register("attributes", "reader")
+class ReaderAttributeStage(Backend):
+    """Type and state of every element (not regions) from the CPU reader, one ONNX call per batch."""
+
+    config = ("attributes", "device")
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.spec = reader_spec(settings)
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        try:
+            reader_spec(settings)
+        except StageUnavailable as exc:
+            return str(exc)
+        return None
+
+    def model_version(self) -> str | None:
+        return self.spec.model.version_tag()
+
+    def load(self) -> Any:
+        """The ONNX Runtime session (its file checked against the manifest's sha256), once per process."""
+        use_cuda = resolve_device(self.settings) == "cuda"
+        spec = self.spec.model
+
+        def load() -> Any:
+            import onnxruntime
+
+            spec.verify()
+            providers = (
+                ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+            )
+            return onnxruntime.InferenceSession(str(spec.path), providers=providers)
+
+        return cached_model(("reader-onnx", str(spec.path), use_cuda), load)
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        views: list[RGBImage] = []
+        features: list[npt.NDArray[np.float32]] = []
+        picks: list[list[int]] = []
+        for image, parse in zip(images, parses, strict=True):
+            picked = [i for i, e in enumerate(parse.elements) if e.type is not ElementType.REGION]
+            boxes = np.asarray([parse.elements[i].bbox for i in picked], dtype=np.int64).reshape(-1, 4)
+            views.append(reader_views(image, boxes, self.spec.geometry))
+            features.append(box_features(boxes, parse.width, parse.height))
+            picks.append(picked)
+        if not sum(len(p) for p in picks):
+            return list(parses)
+        reading = read(
+            self.load(), np.concatenate(views), np.concatenate(features), self.settings.attributes.batch_size
+        )
+        out = []
+        start = 0
+        for parse, picked in zip(parses, picks, strict=True):
+            part = slice(start, start + len(picked))
+            start += len(picked)
+            elements = list(parse.elements)
+            read_elements = apply_reading(
+                [elements[i] for i in picked],
+                Reading(
+                    reading.type_index[part], reading.type_confidence[part], reading.state_probability[part]
+                ),
+                self.settings.attributes.min_confidence,
+            )
+            for i, element in zip(picked, read_elements, strict=True):
+                elements[i] = element
+            out.append(parse.with_elements(elements))
+        return out

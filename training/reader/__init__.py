@@ -1,0 +1,1 @@
+"""The CPU type and state reader: data, training, export."""
