@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from detact_service.core import ScreenParse
-from detact_service.models import ModelUnavailable, model_entry, resolve_device
+from detact_service.models import ModelUnavailable, model_entry, model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, Stage, backend_class
 
@@ -54,7 +54,7 @@ PROFILES: dict[str, Profile] = {
                 ("regions", None),
                 ("detect", None),
                 ("merge", "default"),
-                ("icons", "ssim"),
+                ("icons", None),
                 ("colors", "hsv"),
                 ("relevance", None),
             ),
@@ -68,7 +68,7 @@ PROFILES: dict[str, Profile] = {
                 ("detect", None),
                 ("merge", "default"),
                 ("attributes", None),
-                ("icons", "ssim"),
+                ("icons", None),
                 ("colors", "hsv"),
                 ("relevance", None),
             ),
@@ -122,6 +122,12 @@ def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
         return entry.backend if entry is not None and entry.backend else "reader"
     if slot == "relevance":
         return settings.relevance.backend
+    if slot == "icons":
+        try:
+            model_spec(settings.models_dir, "icons", settings.icons.classifier_model)
+        except ModelUnavailable:
+            return "ssim"
+        return "classifier"
     raise ValueError(f"stage {slot!r} needs an explicit backend")
 
 

@@ -88,6 +88,10 @@ class IconSettings(StageSettings):
     threshold: float = Field(0.95, ge=0.0, le=1.0, description="SSIM needed to name an icon (DetACT).")
     min_size: int = Field(8, ge=4, description="Smallest icon side in pixels.")
     max_size: int = Field(96, ge=8, description="Largest icon side in pixels.")
+    classifier_model: str = Field("ui-icons", description="Icon classifier: its manifest entry (kind icons).")
+    classifier_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="Classifier probability needed to name an icon (else unknown)."
+    )
 
 
 class RelevanceSettings(StageSettings):

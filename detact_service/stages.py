@@ -98,6 +98,7 @@ BUILTIN_MODULES: dict[tuple[str, str], str] = {
     ("attributes", "pix2struct"): "detact_service.understanding.attributes",
     ("attributes", "reader"): "detact_service.understanding.reader",
     ("icons", "ssim"): "detact_service.understanding.icons",
+    ("icons", "classifier"): "detact_service.understanding.icon_classifier",
     ("colors", "hsv"): "detact_service.understanding.colors",
     ("relevance", "minilm"): "detact_service.understanding.relevance",
     ("relevance", "lexical"): "detact_service.understanding.relevance",

@@ -412,6 +412,33 @@ def named_element(element: Element, icon: str) -> Element:
     return element.replace(icon=icon, type=new_type)
 
 
+def icon_rois(
+    images: Sequence[RGBImage], parses: Sequence[ScreenParse], settings: Settings
+) -> tuple[list[RGBImage], list[tuple[int, int]]]:
+    """The ROI of every icon candidate of every screen, with its ``(parse, element)`` index.
+
+    A button's box is inset by :data:`BUTTON_INSET` first, so its rounded corners or outline do not
+    count as ink.
+    """
+    rois: list[RGBImage] = []
+    where: list[tuple[int, int]] = []
+    for p_index, (image, parse) in enumerate(zip(images, parses, strict=True)):
+        height, width = image.shape[:2]
+        for e_index, element in enumerate(parse.elements):
+            if not icon_candidate(element, settings):
+                continue
+            x1, y1, x2, y2 = element.bbox
+            if element.type == ElementType.BUTTON:  # cut rounded corners and outlines off the fill
+                inset = max(2, round(BUTTON_INSET * min(element.width, element.height)))
+                x1, y1, x2, y2 = x1 + inset, y1 + inset, x2 - inset, y2 - inset
+            x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
+            if x2 - x1 < 3 or y2 - y1 < 3:
+                continue
+            rois.append(image[y1:y2, x1:x2])
+            where.append((p_index, e_index))
+    return rois, where
+
+
 @register("icons", "ssim")
 class IconMatcherStage(Backend):
     """Pipeline stage: sets ``icon`` on icon-like elements whose best template scores >= the threshold.
@@ -438,22 +465,7 @@ class IconMatcherStage(Backend):
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         """Match every candidate element of every screen in one batch."""
-        rois: list[RGBImage] = []
-        where: list[tuple[int, int]] = []
-        for p_index, (image, parse) in enumerate(zip(images, parses, strict=True)):
-            height, width = image.shape[:2]
-            for e_index, element in enumerate(parse.elements):
-                if not icon_candidate(element, self.settings):
-                    continue
-                x1, y1, x2, y2 = element.bbox
-                if element.type == ElementType.BUTTON:  # cut rounded corners and outlines off the fill
-                    inset = max(2, round(BUTTON_INSET * min(element.width, element.height)))
-                    x1, y1, x2, y2 = x1 + inset, y1 + inset, x2 - inset, y2 - inset
-                x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
-                if x2 - x1 < 3 or y2 - y1 < 3:
-                    continue
-                rois.append(image[y1:y2, x1:x2])
-                where.append((p_index, e_index))
+        rois, where = icon_rois(images, parses, self.settings)
         elements = [list(parse.elements) for parse in parses]
         for (p_index, e_index), (icon, _score) in zip(where, self.matcher.match(rois), strict=True):
             if icon is None:

@@ -1,0 +1,192 @@
+"""Icon names that generalise beyond the template pack: SSIM for exact hits, a small CNN for the rest.
+
+The SSIM matcher (:mod:`detact_service.understanding.icons`) names an icon only when it is drawn exactly
+as one of its templates. This backend keeps those exact hits and names every other candidate with a
+small CNN (``models/ui-icons.onnx``, trained by ``python -m training.icons`` on glyphs of many icon
+sets, tested on sets it never saw; see ``docs/ICONS.md``). The CNN reads the same normalised ink the
+SSIM matcher compares: ink = distance from the border colour (colour- and polarity-blind), resampled
+into a 32x32 frame centred on the ink's centroid and scaled by its radius of gyration. Its first class
+is ``unknown``; a name is given only when the best class is not ``unknown`` and its probability reaches
+``settings.icons.classifier_threshold``.
+
+An icon named on an element the segmenter called ``image``, ``region`` or ``text`` is an icon button:
+its type becomes ``button``. Buttons stay buttons; checkboxes and radios follow the SSIM stage's rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.models import ModelSpec, model_spec, resolve_device
+from detact_service.settings import Settings
+from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
+from detact_service.understanding.icons import (
+    FRAME,
+    INDEX_FILE,
+    MARK_CONTROLS,
+    MIN_RADIUS,
+    PACK_FILE,
+    SHAPE_WORDS,
+    IconMatcher,
+    frame_ink,
+    icon_rois,
+    ink_map,
+)
+
+UNKNOWN = "unknown"
+MODEL_KIND = "icons"
+ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
+
+
+def frames(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The classifier's input for each RGB ROI, ``(N, FRAME, FRAME)`` float32, and which ROIs have ink.
+
+    A blank ROI, one without a plain background (texture, photo) or one whose ink is a dot gets zeros
+    and ``False``.
+    """
+    out = np.zeros((len(rois), FRAME, FRAME), dtype=np.float32)
+    valid = np.zeros(len(rois), dtype=bool)
+    for i, roi in enumerate(rois):
+        ink = ink_map(roi)
+        if ink is None:
+            continue
+        framed, radius = frame_ink(ink[None])
+        if radius[0] >= MIN_RADIUS:
+            out[i] = framed[0]
+            valid[i] = True
+    return out, valid
+
+
+@dataclass(frozen=True)
+class IconClassifier:
+    """The ONNX session and its class names (``unknown`` first)."""
+
+    session: Any
+    classes: tuple[str, ...]
+
+    def probabilities(self, batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """Softmax over the classes for frames ``(N, FRAME, FRAME)``, in one call."""
+        if len(batch) == 0:
+            return np.zeros((0, len(self.classes)), dtype=np.float32)
+        (logits,) = self.session.run(None, {"frames": batch[:, None].astype(np.float32)})
+        logits = logits - logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return np.asarray(exp / exp.sum(axis=1, keepdims=True), dtype=np.float32)
+
+    def name(self, rois: Sequence[npt.ArrayLike], threshold: float) -> list[tuple[str | None, float]]:
+        """Best meaning and its probability for each ROI; None for unknown, blank or below ``threshold``."""
+        batch, valid = frames(rois)
+        results: list[tuple[str | None, float]] = [(None, 0.0)] * len(rois)
+        live = np.flatnonzero(valid)
+        probs = self.probabilities(batch[live])
+        for row, i in enumerate(live):
+            best = int(probs[row].argmax())
+            score = float(probs[row, best])
+            name = self.classes[best]
+            results[int(i)] = (None if name == UNKNOWN or score < threshold else name, score)
+        return results
+
+
+def classifier_spec(settings: Settings) -> ModelSpec:
+    """The classifier's manifest entry and file (:class:`StageUnavailable` when missing)."""
+    spec = model_spec(settings.models_dir, MODEL_KIND, settings.icons.classifier_model)
+    if not spec.classes or spec.classes[0] != UNKNOWN:
+        raise StageUnavailable(f"icon model {spec.name!r}: its classes must start with {UNKNOWN!r}")
+    return spec
+
+
+def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
+    """The classifier of a manifest entry, once per process (file checked against its sha256)."""
+
+    def load() -> IconClassifier:
+        import onnxruntime
+
+        spec.verify()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        providers = (
+            ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
+        )
+        session = onnxruntime.InferenceSession(str(spec.path), options, providers=providers)
+        return IconClassifier(session, spec.classes)
+
+    return cached_model(("icon-classifier-onnx", str(spec.path), use_cuda), load)
+
+
+def named_element(element: Element, icon: str) -> Element:
+    """The element once its icon is known; an image, region or text element becomes an icon button."""
+    if element.type in MARK_CONTROLS:
+        if set(icon.split()) <= SHAPE_WORDS:
+            return element
+        return element.replace(icon=icon, type=ElementType.BUTTON, state=ElementState())
+    if element.type is ElementType.TEXT:
+        return element.replace(icon=icon, type=ElementType.BUTTON, text=None, source=element.source)
+    new_type = ElementType.BUTTON if element.type in ICON_BUTTON_FROM else element.type
+    return element.replace(icon=icon, type=new_type)
+
+
+@register("icons", "classifier")
+class IconClassifierStage(Backend):
+    """Pipeline stage: SSIM exact hits, then the CNN for the remaining icon-like elements (one call)."""
+
+    config = ("icons", "device")
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.matcher = IconMatcher(icons_dir=settings.icons.dir, threshold=settings.icons.threshold)
+        self._spec: ModelSpec | None = None
+
+    @classmethod
+    def available(cls, settings: Settings) -> str | None:
+        try:
+            classifier_spec(settings)
+        except StageUnavailable as exc:
+            return str(exc)
+        return None
+
+    @property
+    def spec(self) -> ModelSpec:
+        if self._spec is None:
+            self._spec = classifier_spec(self.settings)
+        return self._spec
+
+    def has_pack(self) -> bool:
+        folder = self.settings.icons.dir
+        return (folder / PACK_FILE).is_file() and (folder / INDEX_FILE).is_file()
+
+    def load(self) -> IconClassifier:
+        if self.has_pack():
+            _ = self.matcher.pack
+        return load_classifier(self.spec, resolve_device(self.settings) == "cuda")
+
+    def model_version(self) -> str | None:
+        return self.spec.version_tag()
+
+    def name_rois(self, rois: Sequence[RGBImage]) -> list[str | None]:
+        """SSIM's name where it is an exact hit, else the classifier's (None when unknown)."""
+        names: list[str | None] = [None] * len(rois)
+        if self.has_pack():
+            names = [name for name, _ in self.matcher.match(rois)]
+        rest = [i for i, name in enumerate(names) if name is None]
+        if rest:
+            classifier = self.load()
+            guesses = classifier.name([rois[i] for i in rest], self.settings.icons.classifier_threshold)
+            for i, (name, _) in zip(rest, guesses, strict=True):
+                names[i] = name
+        return names
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        """Name every candidate element of every screen in one batch."""
+        rois, where = icon_rois(images, parses, self.settings)
+        elements = [list(parse.elements) for parse in parses]
+        for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
+            if icon is not None:
+                elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
+        return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]

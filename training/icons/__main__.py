@@ -1,0 +1,67 @@
+"""``python -m training.icons render|train|export|eval``: the icon classifier's recipe (see docs/ICONS.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.icons", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    render = commands.add_parser("render", help="rasterise every icon set into data/icons/glyphs")
+    render.add_argument("--only", nargs="*", help="set ids (default: all)")
+    train = commands.add_parser("train", help="train the CNN on augmented crops of the training sets")
+    train.add_argument("--out", type=Path, required=True)
+    train.add_argument("--epochs", type=int, default=6)
+    train.add_argument("--per-class", type=int, default=160)
+    train.add_argument("--unknown", type=int, default=16000)
+    train.add_argument("--clutter", type=int, default=4000)
+    train.add_argument("--minutes", type=float, default=25.0)
+    train.add_argument("--threads", type=int, default=1)
+    export = commands.add_parser("export", help="ONNX + manifest entry")
+    export.add_argument("checkpoint", type=Path)
+    export.add_argument("--models-dir", type=Path, default=Path("models"))
+    export.add_argument("--name", default="ui-icons")
+    export.add_argument("--metrics", type=Path, help="the eval's JSON report, recorded in the manifest")
+    evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
+    evaluate.add_argument("model", type=Path, help="an exported .onnx")
+    evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
+    evaluate.add_argument("--out", type=Path, help="write the JSON report here")
+    args = parser.parse_args(argv)
+
+    if args.command == "render":
+        from training.icons.render import render_all
+
+        render_all(only=args.only)
+    elif args.command == "train":
+        from training.icons.train import train as run_train
+
+        run_train(
+            args.out,
+            epochs=args.epochs,
+            per_class=args.per_class,
+            unknown=args.unknown,
+            clutter=args.clutter,
+            minutes=args.minutes,
+            threads=args.threads,
+        )
+    elif args.command == "export":
+        from training.icons.export import export as run_export
+
+        metrics = json.loads(args.metrics.read_text("utf-8")) if args.metrics else None
+        print(run_export(args.checkpoint, args.models_dir, args.name, metrics))
+    elif args.command == "eval":
+        from training.icons.evaluate import evaluate as run_eval
+
+        report = run_eval(args.model, args.vocab)
+        text = json.dumps(report, indent=1)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""Measure the icon classifier on icon sets it never saw.
+
+Each glyph of the held-out sets (and of the validation set, which picks the threshold) is drawn twice:
+``page`` (24 px, near-black on white, anti-aliased, a 6 px margin: an icon button on a plain page) and
+``varied`` (the training augmentation with a fixed seed: 12-64 px, any colours, JPEG, noise). Reported:
+
+* ``top1_common``: right name among glyphs whose meaning is one of the 100 most common (``unknown``
+  counts as wrong);
+* ``top1_vocab``: the same over every vocabulary meaning;
+* ``unknown_or_right_oov``: among glyphs whose meaning is outside the vocabulary, the share answered
+  ``unknown`` or with a meaning the glyph's contains ("bell" for "bell ring");
+* ``unknown_oov_unrelated``: ``unknown`` among out-of-vocabulary glyphs that contain no vocabulary meaning;
+* ``latency_ms_30``: median time to name 30 icon crops (normalisation + one ONNX call, 1 thread).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.understanding.icon_classifier import UNKNOWN, IconClassifier
+from training.icons.data import Glyphs, draw_crop, load_glyphs
+from training.icons.sources import ICON_SETS
+
+THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def page_crop(mask: npt.NDArray[np.uint8], size: int = 24, margin: int = 6) -> npt.NDArray[np.uint8]:
+    """A glyph at ``size`` px, colour (20, 20, 20) on white, with a margin."""
+    import cv2
+
+    alpha = cv2.resize(mask.astype(np.float32) / 255.0, (size, size), interpolation=cv2.INTER_AREA)
+    full = np.zeros((size + 2 * margin, size + 2 * margin), dtype=np.float32)
+    full[margin:-margin, margin:-margin] = alpha
+    rgb = 255.0 + full[..., None] * (20.0 - 255.0) * np.ones(3)
+    return np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+
+
+def session(model: Path) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+
+def score(
+    names: list[str], probs: npt.NDArray[np.float32], classes: list[str], common: set[str], threshold: float
+) -> dict[str, float]:
+    """The metrics of one condition at one threshold."""
+    vocab = set(classes[1:])
+    vocab_words = [frozenset(v.split()) for v in vocab]
+    best = probs.argmax(axis=1)
+    conf = probs[np.arange(len(best)), best]
+    said = [
+        None if classes[b] == UNKNOWN or c < threshold else classes[b]
+        for b, c in zip(best, conf, strict=True)
+    ]
+    in_common = [i for i, n in enumerate(names) if n in common]
+    in_vocab = [i for i, n in enumerate(names) if n in vocab]
+    oov = [i for i, n in enumerate(names) if n not in vocab]
+    unrelated = [i for i in oov if not any(v <= set(names[i].split()) for v in vocab_words)]
+
+    def right(i: int) -> bool:
+        return said[i] == names[i]
+
+    def unknown_or_right(i: int) -> bool:
+        s = said[i]
+        return s is None or set(s.split()) <= set(names[i].split())
+
+    def share(items: list[int], test: Any) -> float:
+        return round(float(np.mean([test(i) for i in items])), 4) if items else float("nan")
+
+    return {
+        "top1_common": share(in_common, right),
+        "top1_vocab": share(in_vocab, right),
+        "unknown_or_right_oov": share(oov, unknown_or_right),
+        "unknown_oov_unrelated": share(unrelated, lambda i: said[i] is None),
+        "n_common": len(in_common),
+        "n_vocab": len(in_vocab),
+        "n_oov": len(oov),
+    }
+
+
+def conditions(glyphs: Glyphs, seed: int = 1) -> dict[str, list[npt.NDArray[np.uint8]]]:
+    """The crops of every glyph for each condition."""
+    rng = np.random.default_rng(seed)
+    return {
+        "page": [page_crop(m) for m in glyphs.masks],
+        "varied": [draw_crop(m, rng) for m in glyphs.masks],
+    }
+
+
+def latency_ms(classifier: IconClassifier, crops: list[npt.NDArray[np.uint8]], repeats: int = 50) -> float:
+    """Median ms to name 30 crops (normalisation + one ONNX call)."""
+    batch = crops[:30]
+    classifier.name(batch, 0.5)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        classifier.name(batch, 0.5)
+        times.append((time.perf_counter() - start) * 1000.0)
+    return round(float(np.median(times)), 2)
+
+
+def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
+    """The report (see the module docstring), per split, condition, threshold and held-out set."""
+    vocab = json.loads(vocab_file.read_text("utf-8"))
+    classes: list[str] = vocab["classes"]
+    common = set(vocab["common"])
+    classifier = IconClassifier(session(model), tuple(classes))
+    report: dict[str, Any] = {"model": model.name, "classes": len(classes), "thresholds": {}}
+    for split in ("val", "held_out"):
+        sets = [s for s in ICON_SETS if s.split == split]
+        glyphs = load_glyphs(sets)
+        for condition, crops in conditions(glyphs).items():
+            probs = np.zeros((len(crops), len(classes)), dtype=np.float32)
+            probs[:, 0] = 1.0  # blank crops read unknown
+            from detact_service.understanding.icon_classifier import frames
+
+            batch, valid = frames(crops)
+            live = np.flatnonzero(valid)
+            for start in range(0, len(live), 512):
+                rows = live[start : start + 512]
+                probs[rows] = classifier.probabilities(batch[rows])
+            for threshold in THRESHOLDS:
+                key = f"{split}/{condition}/{threshold:g}"
+                report["thresholds"][key] = score(glyphs.names, probs, classes, common, threshold)
+            for set_id in sorted(set(glyphs.sets)):
+                rows = [i for i, s in enumerate(glyphs.sets) if s == set_id]
+                report.setdefault("per_set", {})[f"{split}/{condition}/{set_id}"] = score(
+                    [glyphs.names[i] for i in rows], probs[rows], classes, common, 0.5
+                )
+            if split == "held_out" and condition == "page":
+                report["latency_ms_30"] = latency_ms(classifier, crops)
+    return report

@@ -1,0 +1,63 @@
+"""Export a trained icon classifier to ``models/<name>.onnx`` with its manifest entry.
+
+python -m training.icons export runs/icons/r1/last.pt --metrics runs/icons/r1/eval.json
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from detact_service.models import file_sha256, write_manifest_entry
+from detact_service.understanding.icon_classifier import MODEL_KIND
+from detact_service.understanding.icons import FRAME
+from training.icons.model import IconNet
+from training.icons.sources import ICON_SETS
+
+
+def export(
+    checkpoint: Path, models_dir: Path, name: str = "ui-icons", metrics: dict[str, Any] | None = None
+) -> Path:
+    """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``)."""
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    classes = list(state["classes"])
+    model = IconNet(len(classes))
+    model.load_state_dict(state["model"])
+    model.eval()
+    models_dir.mkdir(parents=True, exist_ok=True)
+    path = models_dir / f"{name}.onnx"
+    torch.onnx.export(
+        model,
+        (torch.zeros((2, 1, FRAME, FRAME)),),
+        str(path),
+        input_names=["frames"],
+        output_names=["logits"],
+        dynamic_axes={"frames": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    sets = {s.set_id: {"split": s.split, "package": s.package, "licence": s.licence} for s in ICON_SETS}
+    write_manifest_entry(
+        models_dir,
+        {
+            "name": name,
+            "kind": MODEL_KIND,
+            "backend": "classifier",
+            "file": path.name,
+            "sha256": file_sha256(path),
+            "classes": classes,
+            "input_size": FRAME,
+            "licence": "AGPL-3.0 (this project); trained on MIT, Apache-2.0 and CC BY 4.0 glyphs (sets)",
+            "data_version": "glyphs of the train sets, rendered by python -m training.icons render",
+            "sets": sets,
+            "metrics": metrics or {},
+            "command": (
+                "python -m training.icons render; python -m training.icons train --out runs/icons/r1; "
+                "python -m training.icons eval models/ui-icons.onnx --vocab runs/icons/r1/vocab.json; "
+                f"python -m training.icons export runs/icons/r1/last.pt --name {name}"
+            ),
+        },
+    )
+    return path

@@ -1,0 +1,327 @@
+"""Icon sets the classifier learns from and is tested on, and how their glyph names become UI meanings.
+
+Fonts come from qtawesome (the same six sets as the SSIM pack); SVG sets come from npm packages
+(``npm pack <package>``, unpacked under ``data/icon_src/<package>-<version>/``). Training uses the
+``train`` sets only; the ``held_out`` sets are never seen in training and measure generalisation.
+
+Names go through :func:`meaning`: set-specific style/size suffixes are dropped, a synonym table maps
+the names icon sets use for one UI meaning to one word (``gear``/``cog``/``cog-6-tooth`` -> settings,
+``trash``/``bin`` -> delete, ``x``/``x-mark`` -> close...), then ``icons/build_pack.py``'s
+``human_name`` (the SSIM pack's own naming) finishes the job, so both stages speak the same names.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT / "icons") not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / "icons"))
+
+from build_pack import human_name  # type: ignore[import-not-found]  # noqa: E402
+
+SRC_DIR = REPO_ROOT / "data" / "icon_src"
+
+
+@dataclass(frozen=True)
+class IconSet:
+    """One icon set: where its glyphs are, its family (variants of one design), split and licence."""
+
+    set_id: str
+    family: str
+    split: str  # "train" or "held_out"
+    kind: str  # "font" (a qtawesome set id) or "svg" (a glob under SRC_DIR)
+    where: str
+    licence: str
+    package: str
+    strip: tuple[str, ...] = ()  # suffixes (with their dash) this set adds for style or size
+    stroke_widths: tuple[float, ...] = ()  # re-rendered at these stroke widths (stroke-drawn sets)
+
+
+_PH = ("-thin", "-light", "-bold", "-fill", "-duotone")
+ICON_SETS: tuple[IconSet, ...] = (
+    IconSet("fa6-solid", "fontawesome", "train", "font", "fa6-solid", "CC BY 4.0 / OFL-1.1", "qtawesome"),
+    IconSet("fa6-regular", "fontawesome", "train", "font", "fa6-regular", "CC BY 4.0 / OFL-1.1", "qtawesome"),
+    IconSet("fa5-solid", "fontawesome", "train", "font", "fa5-solid", "CC BY 4.0 / OFL-1.1", "qtawesome"),
+    IconSet("mdi6", "mdi", "train", "font", "mdi6", "Apache-2.0", "qtawesome"),
+    # validation: picks the confidence threshold, never trained on
+    IconSet("codicons", "codicons", "val", "font", "codicons", "CC BY 4.0", "qtawesome"),
+    IconSet(
+        "tabler-outline",
+        "tabler",
+        "train",
+        "svg",
+        "tabler-icons-*/package/icons/outline/*.svg",
+        "MIT",
+        "@tabler/icons",
+        stroke_widths=(1.25, 2.0, 2.75),
+    ),
+    IconSet(
+        "tabler-filled",
+        "tabler",
+        "train",
+        "svg",
+        "tabler-icons-*/package/icons/filled/*.svg",
+        "MIT",
+        "@tabler/icons",
+    ),
+    *(
+        IconSet(
+            f"phosphor-{w}",
+            "phosphor",
+            "train",
+            "svg",
+            f"phosphor-icons-core-*/package/assets/{w}/*.svg",
+            "MIT",
+            "@phosphor-icons/core",
+            strip=_PH,
+        )
+        for w in ("regular", "bold", "fill", "light", "thin")
+    ),
+    *(
+        IconSet(
+            f"material-{s}",
+            "material",
+            "train",
+            "svg",
+            f"material-design-icons-svg-*/package/{s}/*.svg",
+            "Apache-2.0",
+            "@material-design-icons/svg",
+        )
+        for s in ("filled", "outlined", "round", "sharp")
+    ),
+    IconSet(
+        "bootstrap",
+        "bootstrap",
+        "train",
+        "svg",
+        "bootstrap-icons-*/package/icons/*.svg",
+        "MIT",
+        "bootstrap-icons",
+        strip=("-fill", "-lg", "-sm"),
+    ),
+    IconSet(
+        "ionicons",
+        "ionicons",
+        "train",
+        "svg",
+        "ionicons-*/package/dist/svg/*.svg",
+        "MIT",
+        "ionicons",
+        strip=("-outline", "-sharp"),
+    ),
+    # never trained on
+    IconSet(
+        "lucide", "lucide", "held_out", "svg", "lucide-static-*/package/icons/*.svg", "ISC", "lucide-static"
+    ),
+    IconSet(
+        "feather",
+        "feather",
+        "held_out",
+        "svg",
+        "feather-icons-*/package/dist/icons/*.svg",
+        "MIT",
+        "feather-icons",
+    ),
+    IconSet(
+        "heroicons-outline",
+        "heroicons",
+        "held_out",
+        "svg",
+        "heroicons-*/package/24/outline/*.svg",
+        "MIT",
+        "heroicons",
+    ),
+    IconSet(
+        "heroicons-solid",
+        "heroicons",
+        "held_out",
+        "svg",
+        "heroicons-*/package/24/solid/*.svg",
+        "MIT",
+        "heroicons",
+    ),
+    IconSet(
+        "octicons",
+        "octicons",
+        "held_out",
+        "svg",
+        "primer-octicons-*/package/build/svg/*-24.svg",
+        "MIT",
+        "@primer/octicons",
+        strip=("-24",),
+    ),
+    IconSet(
+        "iconoir", "iconoir", "held_out", "svg", "iconoir-*/package/icons/regular/*.svg", "MIT", "iconoir"
+    ),
+    IconSet(
+        "iconoir-solid", "iconoir", "held_out", "svg", "iconoir-*/package/icons/solid/*.svg", "MIT", "iconoir"
+    ),
+)
+SETS_BY_ID = {s.set_id: s for s in ICON_SETS}
+
+# Set names (dash-joined, lower case, style suffixes gone) for one UI meaning, in any set.
+SYNONYMS: dict[str, str] = {
+    "x": "close",
+    "x-lg": "close",
+    "x-mark": "close",
+    "xmark": "close",
+    "cog-6-tooth": "settings",
+    "cog-8-tooth": "settings",
+    "gear-six": "settings",
+    "gear-fine": "settings",
+    "bin": "delete",
+    "trash-2": "delete",
+    "bars-3": "menu",
+    "three-bars": "menu",
+    "more-vert": "more vertical",
+    "more-vertical": "more vertical",
+    "three-dots-vertical": "more vertical",
+    "dots-three-vertical": "more vertical",
+    "more-horiz": "more horizontal",
+    "more-horizontal": "more horizontal",
+    "three-dots": "more horizontal",
+    "dots-three": "more horizontal",
+    "dots": "more horizontal",
+    "pencil-simple": "edit",
+    "pencil-square": "edit",
+    "edit-pencil": "edit",
+    "edit-2": "edit",
+    "mode-edit": "edit",
+    "visibility": "eye",
+    "visibility-off": "eye off",
+    "eye-closed": "eye off",
+    "eye-slash": "eye off",
+    "content-copy": "copy",
+    "expand-more": "chevron down",
+    "expand-less": "chevron up",
+    "nav-arrow-down": "chevron down",
+    "nav-arrow-up": "chevron up",
+    "nav-arrow-left": "chevron left",
+    "nav-arrow-right": "chevron right",
+    "arrow-back": "arrow left",
+    "arrow-forward": "arrow right",
+    "arrow-upward": "arrow up",
+    "arrow-downward": "arrow down",
+    "box-arrow-right": "logout",
+    "arrow-right-on-rectangle": "logout",
+    "arrow-left-on-rectangle": "login",
+    "lock-closed": "lock",
+    "lock-open": "unlock",
+    "photo-camera": "camera",
+    "filter-list": "filter",
+    "funnel": "filter",
+    "arrow-down-tray": "download",
+    "arrow-up-tray": "upload",
+    "file-download": "download",
+    "file-upload": "upload",
+    "information-circle": "info circle",
+    "info-outline": "info circle",
+    "question-mark-circle": "help circle",
+    "circle-question": "help circle",
+    "question-circle": "help circle",
+    "help-circle": "help circle",
+    "circle-help": "help circle",
+    "exclamation-triangle": "warning",
+    "triangle-alert": "warning",
+    "alert-triangle": "warning",
+    "warning-triangle": "warning",
+    "report-problem": "warning",
+    "arrow-clockwise": "refresh",
+    "arrow-path": "refresh",
+    "rotate-cw": "refresh",
+    "refresh-cw": "refresh",
+    "done": "check",
+    "checkmark": "check",
+    "thumb-up": "thumbs up",
+    "thumb-down": "thumbs down",
+    "hand-thumbs-up": "thumbs up",
+    "hand-thumbs-down": "thumbs down",
+    "play-arrow": "play",
+    "document": "file",
+    "insert-drive-file": "file",
+    "schedule": "clock",
+    "time": "clock",
+    "notifications": "bell",
+    "notifications-off": "bell off",
+    "favorite": "heart",
+    "person": "user",
+    "account-circle": "user circle",
+    "person-circle": "user circle",
+    "circle-user": "user circle",
+    "user-circle": "user circle",
+    "envelope": "mail",
+    "email": "mail",
+    "home": "home",
+    "house": "home",
+    "shopping-cart": "cart",
+    "cart-shopping": "cart",
+    "photo": "image",
+    "picture": "image",
+    "call": "phone",
+    "language": "globe",
+    "log-out": "logout",
+    "sign-out": "logout",
+    "log-in": "login",
+    "sign-in": "login",
+    "add": "plus",
+    "remove": "minus",
+    "dash": "minus",
+    "close": "close",
+    "cancel": "close circle",
+    "chat-bubble": "chat",
+    "zoom-in": "zoom in",
+    "zoom-out": "zoom out",
+}
+# Per-set names whose meaning differs from other sets' (Phosphor and Bootstrap draw a hamburger as "list").
+SET_SYNONYMS: dict[str, dict[str, str]] = {
+    "phosphor": {"list": "menu", "gear": "settings", "trash": "delete", "magnifying-glass": "search"},
+    "bootstrap": {"list": "menu", "gear": "settings", "trash": "delete", "trash3": "delete"},
+    "feather": {"delete": "backspace"},
+    "lucide": {"delete": "backspace"},
+}
+# Words renamed wherever they appear, after ``human_name`` ("x-circle" -> "close circle").
+WORDS: dict[str, str] = {
+    "x": "close",
+    "mic": "microphone",
+    "trash": "delete",
+    "bin": "delete",
+    "gear": "settings",
+    "cog": "settings",
+    "person": "user",
+    "magnifying": "search",
+}
+LEFT_OUT = re.compile(r"^(logo-.*|brand-.*|.*-logo|\d.*|.|.*-duotone-.*)$")
+
+
+def meaning(glyph: str, icon_set: IconSet) -> str | None:
+    """The UI meaning of a glyph name in a set (None to leave the glyph out)."""
+    name = glyph.lower().replace("_", "-")
+    if LEFT_OUT.match(name) and name != "x":
+        return None
+    for suffix in icon_set.strip:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    for _ in range(2):
+        table = SET_SYNONYMS.get(icon_set.family, {})
+        if name in table:
+            return table[name]
+        if name in SYNONYMS:
+            return SYNONYMS[name]
+        stripped = re.sub(r"-\d+$", "", name)  # "trash-2", "menu-2", "link-2": numbered redraws
+        if stripped == name:
+            break
+        name = stripped
+    result: str | None = human_name(name)
+    if result is None:
+        return None
+    return " ".join(WORDS.get(word, word) for word in result.split())
+
+
+def glyph_files(icon_set: IconSet, src_dir: Path = SRC_DIR) -> list[Path]:
+    """The SVG files of an SVG set, sorted (empty when its package is not unpacked)."""
+    return sorted(src_dir.glob(icon_set.where))

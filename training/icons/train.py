@@ -1,0 +1,104 @@
+"""Train the icon classifier on CPU: fresh augmented crops of the training sets every epoch.
+
+python -m training.icons train --out runs/icons/r1 --epochs 6
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from training.icons.data import (
+    build_vocabulary,
+    clutter_mask,
+    epoch_indices,
+    labels_for,
+    load_glyphs,
+    make_frames,
+    save_vocabulary,
+    split_sets,
+)
+from training.icons.model import IconNet
+
+
+def train(
+    out: Path,
+    epochs: int = 6,
+    per_class: int = 240,
+    unknown: int = 24000,
+    clutter: int = 6000,
+    batch: int = 256,
+    lr: float = 2e-3,
+    seed: int = 0,
+    threads: int = 1,
+    minutes: float = 25.0,
+) -> Path:
+    """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    train_sets, held_sets = split_sets()
+    glyphs = load_glyphs([s for s in train_sets if s.split == "train"])
+    held = load_glyphs(held_sets)
+    vocab, common = build_vocabulary(glyphs, held)
+    classes = ["unknown", *vocab]
+    out.mkdir(parents=True, exist_ok=True)
+    save_vocabulary(out / "vocab.json", vocab, common, sorted(set(glyphs.sets)), sorted(set(held.sets)))
+    labels = labels_for(glyphs, vocab)
+    print(
+        f"{len(glyphs.names)} training glyphs, {len(vocab)} meanings, "
+        f"{int((labels > 0).sum())} in vocabulary, {int((labels == 0).sum())} unknown, "
+        f"{int((labels < 0).sum())} left out (related to a meaning)",
+        flush=True,
+    )
+    model = IconNet(len(classes))
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps_per_epoch = (per_class * len(vocab) + unknown + clutter) // batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, max_lr=lr, total_steps=epochs * steps_per_epoch + 10, pct_start=0.15
+    )
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    start = time.perf_counter()
+    for epoch in range(epochs):
+        t0 = time.perf_counter()
+        index = epoch_indices(labels, per_class, unknown, rng)
+        masks = glyphs.masks[index]
+        y = labels[index]
+        extra = np.stack([clutter_mask(rng) for _ in range(clutter)])
+        masks = np.concatenate([masks, extra])
+        y = np.concatenate([y, np.zeros(clutter, dtype=np.int64)])
+        x, y = make_frames(masks, y, rng)
+        order = rng.permutation(len(y))
+        x_t, y_t = torch.from_numpy(x[order][:, None]), torch.from_numpy(y[order])
+        t1 = time.perf_counter()
+        model.train()
+        total, correct, seen = 0.0, 0, 0
+        for step in range(min(steps_per_epoch, len(y_t) // batch)):
+            xb, yb = x_t[step * batch : (step + 1) * batch], y_t[step * batch : (step + 1) * batch]
+            logits = model(xb)
+            loss = loss_fn(logits, yb)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(yb)
+            correct += int((logits.argmax(1) == yb).sum())
+            seen += len(yb)
+        torch.save({"model": model.state_dict(), "classes": classes, "epoch": epoch}, out / "last.pt")
+        print(
+            f"epoch {epoch}: loss {total / seen:.3f}, train acc {correct / seen:.3f}, "
+            f"data {t1 - t0:.0f} s, train {time.perf_counter() - t1:.0f} s",
+            flush=True,
+        )
+        if (time.perf_counter() - start) / 60.0 > minutes:
+            print("time budget spent", flush=True)
+            break
+    (out / "train.json").write_text(
+        json.dumps({"epochs": epoch + 1, "minutes": (time.perf_counter() - start) / 60.0}), encoding="utf-8"
+    )
+    return out / "last.pt"
