@@ -1,0 +1,149 @@
+"""The icon classifier backend: SSIM exact hits first, then the shipped CNN on icons of sets it never saw.
+
+``data/lucide_unseen.npz`` holds twelve Lucide glyphs (ISC licence, see NOTICE) as 64x64 ink masks:
+Lucide is one of the held-out sets, never trained on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.pipeline import PROFILES, resolve_backend
+from detact_service.settings import Settings
+from detact_service.stages import Stage, create_stage
+from detact_service.understanding.icon_classifier import (
+    UNKNOWN,
+    IconClassifier,
+    IconClassifierStage,
+    classifier_spec,
+    frames,
+    load_classifier,
+)
+from tests.render import ScreenPainter, ui_font
+
+UNSEEN = Path(__file__).resolve().parent / "data" / "lucide_unseen.npz"
+PAGE_ICONS = ("search", "settings", "x", "trash-2", "house", "bell", "pencil", "menu")
+
+
+def has_model() -> bool:
+    return IconClassifierStage.available(Settings()) is None
+
+
+needs_model = pytest.mark.skipif(not has_model(), reason="models/ui-icons.onnx is not shipped here")
+
+
+def unseen() -> dict[str, tuple[npt.NDArray[np.uint8], str]]:
+    """Glyph -> (64x64 ink mask, meaning) of the Lucide fixture."""
+    with np.load(UNSEEN) as data:
+        return {
+            str(g): (m, str(n)) for g, m, n in zip(data["glyphs"], data["masks"], data["names"], strict=True)
+        }
+
+
+def stamp(
+    image: npt.NDArray[np.uint8],
+    mask: npt.NDArray[np.uint8],
+    xy: tuple[int, int],
+    size: int,
+    ink: tuple[int, ...],
+) -> tuple[int, int, int, int]:
+    """Draw a mask at ``size`` px with its top-left at ``xy`` (anti-aliased); returns its box."""
+    alpha = cv2.resize(mask.astype(np.float32) / 255.0, (size, size), interpolation=cv2.INTER_AREA)[..., None]
+    x, y = xy
+    patch = image[y : y + size, x : x + size].astype(np.float32)
+    image[y : y + size, x : x + size] = np.rint(patch + alpha * (np.array(ink, np.float32) - patch)).astype(
+        np.uint8
+    )
+    return x, y, x + size, y + size
+
+
+def icon_button_page() -> tuple[npt.NDArray[np.uint8], ScreenParse, list[str]]:
+    """A plain 1920x1080 page with eight common outline icon buttons, each boxed as the segmenter
+    boxes them (an ``image`` a few pixels around the glyph), plus a word and a blank square."""
+    painter = ScreenPainter(1920, 1080)
+    painter.text((40, 20), "Dashboard", size=28)
+    image = np.array(painter.image)
+    glyphs = unseen()
+    elements, expected = [], []
+    for index, glyph in enumerate(PAGE_ICONS):
+        mask, name = glyphs[glyph]
+        x1, y1, x2, y2 = stamp(image, mask, (600 + index * 64, 24), 24, (30, 30, 30))
+        elements.append(Element(bbox=(x1 - 8, y1 - 8, x2 + 8, y2 + 8), type=ElementType.IMAGE))
+        expected.append(name)
+    return image, ScreenParse(1920, 1080, elements), expected
+
+
+@needs_model
+def test_stage_names_icon_buttons_of_an_unseen_set() -> None:
+    image, parse, expected = icon_button_page()
+    stage = create_stage("icons", "classifier", Settings())
+    assert isinstance(stage, Stage) and (stage.slot, stage.name) == ("icons", "classifier")
+    out = stage.run([image], [parse])[0]
+    assert [e.icon for e in out.elements] == expected
+    assert all(e.type is ElementType.BUTTON for e in out.elements)  # icon buttons, not images
+    version = stage.model_version()
+    assert version is not None and version.startswith("ui-icons")
+
+
+@needs_model
+def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
+    classifier = load_classifier(classifier_spec(Settings()))
+    assert isinstance(classifier, IconClassifier) and classifier.classes[0] == UNKNOWN
+    glyphs = unseen()
+    rois, expected = [], []
+    for (mask, name), (background, ink), size in zip(
+        glyphs.values(),
+        [((255, 255, 255), (20, 20, 20)), ((17, 24, 39), (229, 231, 235)), ((37, 99, 235), (255, 255, 255))]
+        * 4,
+        [16, 20, 24, 32] * 3,
+        strict=True,
+    ):
+        roi = np.zeros((size + 12, size + 12, 3), dtype=np.uint8)
+        roi[:] = background
+        stamp(roi, mask, (6, 6), size, ink)
+        rois.append(roi)
+        expected.append(name)
+    names = [name for name, _ in classifier.name(rois, Settings().icons.classifier_threshold)]
+    right = sum(n == e for n, e in zip(names, expected, strict=True))
+    assert right >= 10, list(zip(names, expected, strict=True))
+    assert all(n in (e, None) for n, e in zip(names, expected, strict=True))  # unsure is fine, wrong is not
+
+    rng = np.random.default_rng(0)
+    painter = ScreenPainter(90, 40)
+    painter.draw.text((4, 4), "Go", font=ui_font(24), fill=(0, 0, 0))
+    word = np.asarray(painter.image)
+    blank = np.full((30, 30, 3), 200, dtype=np.uint8)
+    noise = rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)
+    scribble = np.full((40, 40, 3), 255, dtype=np.uint8)
+    cv2.line(scribble, (5, 30), (20, 8), (0, 0, 0), 2)
+    cv2.line(scribble, (20, 8), (34, 33), (0, 0, 0), 2)
+    cv2.line(scribble, (34, 33), (12, 22), (0, 0, 0), 2)
+    results = classifier.name([word, blank, noise, scribble], Settings().icons.classifier_threshold)
+    assert [name for name, _ in results] == [None, None, None, None]
+
+
+def test_frames_are_colour_and_polarity_blind() -> None:
+    mask = next(iter(unseen().values()))[0]
+    dark = np.full((36, 36, 3), 255, dtype=np.uint8)
+    light = np.full((36, 36, 3), (30, 60, 120), dtype=np.uint8)
+    stamp(dark, mask, (6, 6), 24, (0, 0, 0))
+    stamp(light, mask, (6, 6), 24, (255, 230, 0))
+    batch, valid = frames([dark, light, np.full((20, 20, 3), 90, dtype=np.uint8)])
+    assert valid.tolist() == [True, True, False]
+    assert np.abs(batch[0] - batch[1]).max() < 0.05
+    assert not batch[2].any()
+
+
+def test_profiles_pick_the_classifier_only_when_its_model_is_there(tmp_path: Path) -> None:
+    assert ("icons", None) in PROFILES["fast"].stages and ("icons", None) in PROFILES["full"].stages
+    assert ("icons", "ssim") in PROFILES["detact"].stages
+    assert resolve_backend("icons", None, Settings(models_dir=tmp_path)) == "ssim"
+    assert IconClassifierStage.available(Settings(models_dir=tmp_path)) is not None
+    if has_model():
+        assert resolve_backend("icons", None, Settings()) == "classifier"
