@@ -29,14 +29,15 @@ from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_mo
 from detact_service.understanding.icons import (
     FRAME,
     INDEX_FILE,
+    INK_FLOOR,
     MARK_CONTROLS,
+    MIN_CONTRAST,
     MIN_RADIUS,
     PACK_FILE,
     SHAPE_WORDS,
     IconMatcher,
     frame_ink,
     icon_rois,
-    ink_map,
 )
 
 UNKNOWN = "unknown"
@@ -44,22 +45,62 @@ MODEL_KIND = "icons"
 ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
 
 
+def _median(values: npt.NDArray[np.float32], counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    """``np.median`` of the first ``counts[i]`` entries of each row of ``values`` ``(N, M, ...)``."""
+    ordered = np.sort(values, axis=1)
+    low = ((counts - 1) // 2).reshape((-1, 1) + (1,) * (values.ndim - 2))
+    high = (counts // 2).reshape(low.shape)
+    pick = np.take_along_axis(ordered, low, axis=1) + np.take_along_axis(ordered, high, axis=1)
+    return np.asarray(pick[:, 0] * 0.5, dtype=np.float32)
+
+
 def frames(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
     """The classifier's input for each RGB ROI, ``(N, FRAME, FRAME)`` float32, and which ROIs have ink.
 
-    A blank ROI, one without a plain background (texture, photo) or one whose ink is a dot gets zeros
-    and ``False``.
+    The same maps as :func:`~detact_service.understanding.icons.ink_map` then
+    :func:`~detact_service.understanding.icons.frame_ink` give one ROI at a time, for the whole batch at
+    once: the ROIs are zero-padded to one size (padding is no ink, so moments and resampling do not
+    change). A blank ROI, one without a plain background (texture, photo) or one whose ink is a dot
+    gets zeros and ``False``.
     """
-    out = np.zeros((len(rois), FRAME, FRAME), dtype=np.float32)
-    valid = np.zeros(len(rois), dtype=bool)
-    for i, roi in enumerate(rois):
-        ink = ink_map(roi)
-        if ink is None:
-            continue
-        framed, radius = frame_ink(ink[None])
-        if radius[0] >= MIN_RADIUS:
-            out[i] = framed[0]
-            valid[i] = True
+    images = [np.asarray(roi, dtype=np.float32) for roi in rois]
+    images = [image[..., None] if image.ndim == 2 else image for image in images]
+    count = len(images)
+    out = np.zeros((count, FRAME, FRAME), dtype=np.float32)
+    valid = np.array([image.shape[0] >= 3 and image.shape[1] >= 3 for image in images], dtype=bool)
+    if not valid.any():
+        return out, valid
+    live = np.flatnonzero(valid)
+    shapes = np.array([images[i].shape[:2] for i in live])
+    height, width = int(shapes[:, 0].max()), int(shapes[:, 1].max())
+    channels = max(images[i].shape[2] for i in live)
+    stack = np.zeros((len(live), height, width, channels), dtype=np.float32)
+    border_len = 2 * (shapes[:, 0] + shapes[:, 1]) - 4
+    border = np.full((len(live), int(border_len.max()), channels), np.inf, dtype=np.float32)
+    for row, i in enumerate(live):
+        image = images[i]
+        h, w = image.shape[:2]
+        stack[row, :h, :w, : image.shape[2]] = image
+        edge = np.concatenate([image[0], image[-1], image[1:-1, 0], image[1:-1, -1]], axis=0)
+        border[row, : len(edge), : image.shape[2]] = edge
+    background = _median(border, border_len)  # (n, channels)
+    inside = (np.arange(height)[None, :, None] < shapes[:, 0, None, None]) & (
+        np.arange(width)[None, None, :] < shapes[:, 1, None, None]
+    )
+    diff = stack - background[:, None, None, :]
+    ink = np.sqrt(np.einsum("nhwc,nhwc->nhw", diff, diff)) * inside
+    peak = ink.reshape(len(live), -1).max(axis=1)
+    border_diff = border - background[:, None, :]
+    border_ink = np.sqrt(np.einsum("nbc,nbc->nb", border_diff, border_diff))
+    border_ink[~np.isfinite(border_ink)] = np.inf
+    keep = (peak >= MIN_CONTRAST) & (_median(border_ink, border_len) < INK_FLOOR * np.maximum(peak, 1e-6))
+    ink /= np.maximum(peak, 1e-6)[:, None, None]
+    ink[ink < INK_FLOOR] = 0.0
+    framed, radius = frame_ink(ink.astype(np.float64))
+    keep &= radius >= MIN_RADIUS
+    out[live[keep]] = framed[keep]
+    valid[:] = False
+    valid[live[keep]] = True
     return out, valid
 
 

@@ -25,6 +25,7 @@ from detact_service.understanding.icon_classifier import (
     frames,
     load_classifier,
 )
+from detact_service.understanding.icons import MIN_RADIUS, frame_ink, ink_map
 from tests.render import ScreenPainter, ui_font
 
 UNSEEN = Path(__file__).resolve().parent / "data" / "lucide_unseen.npz"
@@ -138,6 +139,28 @@ def test_frames_are_colour_and_polarity_blind() -> None:
     assert valid.tolist() == [True, True, False]
     assert np.abs(batch[0] - batch[1]).max() < 0.05
     assert not batch[2].any()
+
+
+def test_batched_frames_equal_the_matchers_normalisation() -> None:
+    rng = np.random.default_rng(3)
+    rois: list[npt.NDArray[np.uint8]] = []
+    for index, (mask, _) in enumerate(unseen().values()):
+        size = int(rng.integers(12, 48))
+        roi = np.full((size + int(rng.integers(3, 16)), size + int(rng.integers(3, 16)), 3), 0, np.uint8)
+        roi[:] = rng.integers(0, 256, 3)
+        stamp(roi, mask, (int(rng.integers(1, 3)), int(rng.integers(1, 3))), size, (index * 20, 255, 0))
+        rois.append(roi)
+    rois += [np.zeros((2, 9, 3), np.uint8), rng.integers(0, 256, (30, 30, 3), dtype=np.uint8)]
+    batch, valid = frames(rois)
+    for roi, framed, ok in zip(rois, batch, valid, strict=True):
+        ink = ink_map(roi)
+        if ink is None:
+            assert not ok
+            continue
+        expected, radius = frame_ink(ink[None])
+        assert ok == (radius[0] >= MIN_RADIUS)
+        if ok:
+            assert np.abs(framed - expected[0]).max() < 1e-4
 
 
 def test_profiles_pick_the_classifier_only_when_its_model_is_there(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--clutter", type=int, default=4000)
     train.add_argument("--minutes", type=float, default=25.0)
     train.add_argument("--threads", type=int, default=1)
+    train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path)
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -46,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             clutter=args.clutter,
             minutes=args.minutes,
             threads=args.threads,
+            lookalike=args.lookalike,
         )
     elif args.command == "export":
         from training.icons.export import export as run_export

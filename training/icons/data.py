@@ -24,10 +24,12 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
 from detact_service.understanding.icon_classifier import UNKNOWN, frames
+from detact_service.understanding.icons import INK_FLOOR, PREFILTER_BLUR, blur, frame_ink, prefilter_features
 from training.icons.render import GLYPH_DIR, MASK_SIZE, load_set
 from training.icons.sources import ICON_SETS, IconSet
 
 MIN_FAMILIES = 3
+LOOKALIKE = 0.9  # unknown glyphs at least this correlated with a vocabulary glyph are left out
 MAX_VOCAB = 400
 FONT_FILES = sorted(Path("/usr/share/fonts/truetype").glob("*/*.ttf"))
 
@@ -93,6 +95,33 @@ def labels_for(glyphs: Glyphs, vocab: list[str]) -> npt.NDArray[np.int64]:
             out[i] = index[name]
         else:
             out[i] = -1 if related(name, vocab_words) else 0
+    return out
+
+
+def drop_lookalikes(
+    glyphs: Glyphs, labels: npt.NDArray[np.int64], similarity: float = LOOKALIKE
+) -> npt.NDArray[np.int64]:
+    """Labels with unknown glyphs drawn like a vocabulary glyph left out (-1).
+
+    Sets name one drawing differently ("world" for a globe, "trash-can" with extra words): such a glyph
+    taught as ``unknown`` would contradict its twin. Compared as the SSIM pre-filter compares: blurred
+    16x16 thumbnails of the moment frame, cross-correlation >= ``similarity``.
+    """
+    ink = glyphs.masks.astype(np.float64) / 255.0
+    ink[ink < INK_FLOOR] = 0.0
+    features = np.concatenate(
+        [
+            prefilter_features(blur(frame_ink(ink[i : i + 4096])[0], PREFILTER_BLUR))
+            for i in range(0, len(ink), 4096)
+        ]
+    )
+    known = features[labels > 0]
+    out = labels.copy()
+    unknown = np.flatnonzero(labels == 0)
+    for start in range(0, len(unknown), 2048):
+        rows = unknown[start : start + 2048]
+        best = (features[rows] @ known.T).max(axis=1)
+        out[rows[best >= similarity]] = -1
     return out
 
 

@@ -16,6 +16,7 @@ from torch import nn
 from training.icons.data import (
     build_vocabulary,
     clutter_mask,
+    drop_lookalikes,
     epoch_indices,
     labels_for,
     load_glyphs,
@@ -37,6 +38,7 @@ def train(
     seed: int = 0,
     threads: int = 1,
     minutes: float = 25.0,
+    lookalike: float = 1.0,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
     torch.set_num_threads(threads)
@@ -50,6 +52,12 @@ def train(
     out.mkdir(parents=True, exist_ok=True)
     save_vocabulary(out / "vocab.json", vocab, common, sorted(set(glyphs.sets)), sorted(set(held.sets)))
     labels = labels_for(glyphs, vocab)
+    if lookalike < 1.0:
+        before = int((labels == 0).sum())
+        labels = drop_lookalikes(glyphs, labels, lookalike)
+        print(
+            f"{before - int((labels == 0).sum())} unknown glyphs drawn like a meaning's left out", flush=True
+        )
     print(
         f"{len(glyphs.names)} training glyphs, {len(vocab)} meanings, "
         f"{int((labels > 0).sum())} in vocabulary, {int((labels == 0).sum())} unknown, "
