@@ -10,7 +10,8 @@ is ``unknown``; a name is given only when the best class is not ``unknown`` and 
 ``settings.icons.classifier_threshold``.
 
 An icon named on an element the segmenter called ``image``, ``region`` or ``text`` is an icon button:
-its type becomes ``button``. Buttons stay buttons; checkboxes and radios follow the SSIM stage's rule.
+its type becomes ``button``. Buttons stay buttons. Checkboxes and radios get SSIM's exact hits only
+(then the SSIM stage's rule: a pictogram makes them a button, a shape leaves them a control).
 """
 
 from __future__ import annotations
@@ -210,12 +211,16 @@ class IconClassifierStage(Backend):
     def model_version(self) -> str | None:
         return self.spec.version_tag()
 
-    def name_rois(self, rois: Sequence[RGBImage]) -> list[str | None]:
-        """SSIM's name where it is an exact hit, else the classifier's (None when unknown)."""
+    def name_rois(self, rois: Sequence[RGBImage], guess: Sequence[bool] | None = None) -> list[str | None]:
+        """SSIM's name where it is an exact hit, else the classifier's (None when unknown).
+
+        ``guess[i]`` False keeps ROI ``i`` to SSIM alone (checkboxes and radios: a tick in a square is
+        a control's state, not a pictogram, unless a template matches exactly).
+        """
         names: list[str | None] = [None] * len(rois)
         if self.has_pack():
             names = [name for name, _ in self.matcher.match(rois)]
-        rest = [i for i, name in enumerate(names) if name is None]
+        rest = [i for i, name in enumerate(names) if name is None and (guess is None or guess[i])]
         if rest:
             classifier = self.load()
             guesses = classifier.name([rois[i] for i in rest], self.settings.icons.classifier_threshold)
@@ -227,7 +232,8 @@ class IconClassifierStage(Backend):
         """Name every candidate element of every screen in one batch."""
         rois, where = icon_rois(images, parses, self.settings)
         elements = [list(parse.elements) for parse in parses]
-        for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
+        guess = [elements[p][e].type not in MARK_CONTROLS for p, e in where]
+        for (p_index, e_index), icon in zip(where, self.name_rois(rois, guess), strict=True):
             if icon is not None:
                 elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]

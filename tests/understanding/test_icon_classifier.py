@@ -129,6 +129,22 @@ def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
     assert [name for name, _ in results] == [None, None, None, None]
 
 
+@needs_model
+def test_checkboxes_get_exact_hits_only(tmp_path: Path) -> None:
+    mask = unseen()["settings"][0]
+    image = np.full((60, 120, 3), 255, dtype=np.uint8)
+    box = stamp(image, mask, (10, 10), 28, (20, 20, 20))
+    around = (box[0] - 4, box[1] - 4, box[2] + 4, box[3] + 4)
+    parse = ScreenParse(
+        120, 60, [Element(bbox=around, type=t) for t in (ElementType.CHECKBOX, ElementType.ICON)]
+    )
+    out = IconClassifierStage(Settings(icons_dir=tmp_path)).run([image], [parse])[0]  # no pack: no exact hits
+    assert [(e.type, e.icon) for e in out.elements] == [
+        (ElementType.CHECKBOX, None),
+        (ElementType.ICON, "settings"),
+    ]
+
+
 def test_frames_are_colour_and_polarity_blind() -> None:
     mask = next(iter(unseen().values()))[0]
     dark = np.full((36, 36, 3), 255, dtype=np.uint8)

@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--models-dir", type=Path, default=Path("models"))
     export.add_argument("--name", default="ui-icons")
     export.add_argument("--metrics", type=Path, help="the eval's JSON report, recorded in the manifest")
+    export.add_argument("--threshold", type=float, default=0.5, help="the metrics recorded are at this one")
     evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
@@ -50,9 +51,12 @@ def main(argv: list[str] | None = None) -> int:
             lookalike=args.lookalike,
         )
     elif args.command == "export":
+        from training.icons.evaluate import summary
         from training.icons.export import export as run_export
 
-        metrics = json.loads(args.metrics.read_text("utf-8")) if args.metrics else None
+        metrics = None
+        if args.metrics:
+            metrics = summary(json.loads(args.metrics.read_text("utf-8")), args.threshold)
         print(run_export(args.checkpoint, args.models_dir, args.name, metrics))
     elif args.command == "eval":
         from training.icons.evaluate import evaluate as run_eval

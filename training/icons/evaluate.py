@@ -140,3 +140,15 @@ def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
             if split == "held_out" and condition == "page":
                 report["latency_ms_30"] = latency_ms(classifier, crops)
     return report
+
+
+def summary(report: dict[str, Any], threshold: float) -> dict[str, Any]:
+    """The manifest's metrics: the held-out and validation numbers at ``threshold``, and latency."""
+    out: dict[str, Any] = {"threshold": threshold}
+    for key, value in report["thresholds"].items():
+        split, condition, at = key.split("/")
+        if float(at) == threshold:
+            for metric in ("top1_common", "top1_vocab", "unknown_or_right_oov"):
+                out[f"{split}_{condition}_{metric}"] = value[metric]
+    out["latency_ms_30_icons"] = report.get("latency_ms_30")
+    return out

@@ -131,6 +131,14 @@ def render_all(out_dir: Path = GLYPH_DIR, src_dir: Path = SRC_DIR, only: list[st
 
 
 def load_set(set_id: str, glyph_dir: Path = GLYPH_DIR) -> tuple[npt.NDArray[np.uint8], list[str], list[str]]:
-    """Masks, meanings and glyph names of one rendered set."""
+    """Masks, meanings and glyph names of one rendered set.
+
+    Meanings are worked out again from the glyph names (:func:`meaning`), so a change of names needs no
+    new render; glyphs whose meaning is now None are left out.
+    """
+    icon_set = next(s for s in ICON_SETS if s.set_id == set_id)
     with np.load(glyph_dir / f"{set_id}.npz") as data:
-        return data["masks"], [str(n) for n in data["names"]], [str(g) for g in data["glyphs"]]
+        masks, glyphs = data["masks"], [str(g) for g in data["glyphs"]]
+    names = [meaning(g.partition("@")[0], icon_set) for g in glyphs]
+    keep = [i for i, n in enumerate(names) if n is not None]
+    return masks[keep], [str(names[i]) for i in keep], [glyphs[i] for i in keep]

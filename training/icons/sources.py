@@ -293,6 +293,7 @@ WORDS: dict[str, str] = {
     "cog": "settings",
     "person": "user",
     "magnifying": "search",
+    "caret": "chevron",  # a disclosure triangle or a chevron: one UI meaning (expand, collapse, next)
 }
 LEFT_OUT = re.compile(r"^(logo-.*|brand-.*|.*-logo|\d.*|.|.*-duotone-.*)$")
 
