@@ -43,6 +43,7 @@ from detact_service.understanding.icons import (
 
 UNKNOWN = "unknown"
 MODEL_KIND = "icons"
+CHUNK = 256  # ROIs normalised together (zero-padded to the largest of them)
 ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
 
 
@@ -56,6 +57,17 @@ def _median(values: npt.NDArray[np.float32], counts: npt.NDArray[np.int64]) -> n
 
 
 def frames(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """The classifier's input for each RGB ROI, ``(N, FRAME, FRAME)`` float32, and which ROIs have ink.
+
+    See :func:`frames_batch`; ROIs go :data:`CHUNK` at a time, so memory stays small for any count.
+    """
+    if len(rois) <= CHUNK:
+        return frames_batch(rois)
+    parts = [frames_batch(rois[start : start + CHUNK]) for start in range(0, len(rois), CHUNK)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def frames_batch(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
     """The classifier's input for each RGB ROI, ``(N, FRAME, FRAME)`` float32, and which ROIs have ink.
 
     The same maps as :func:`~detact_service.understanding.icons.ink_map` then

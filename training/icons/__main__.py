@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
     evaluate.add_argument("--out", type=Path, help="write the JSON report here")
+    page = commands.add_parser("page", help="the issue's page (8 outline icon buttons) through a profile")
+    page.add_argument("--profile", default="fast")
     args = parser.parse_args(argv)
 
     if args.command == "render":
@@ -66,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         if args.out:
             args.out.write_text(text + "\n", encoding="utf-8")
+    elif args.command == "page":
+        from training.icons.evaluate import page_check
+
+        for row in page_check(args.profile):
+            print(json.dumps(row))
     return 0
 
 

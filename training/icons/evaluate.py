@@ -152,3 +152,55 @@ def summary(report: dict[str, Any], threshold: float) -> dict[str, Any]:
                 out[f"{split}_{condition}_{metric}"] = value[metric]
     out["latency_ms_30_icons"] = report.get("latency_ms_30")
     return out
+
+
+PAGE_GLYPHS = ("search", "settings", "x", "trash-2", "house", "bell", "pencil", "menu")
+
+
+def icon_button_page(
+    set_id: str = "lucide",
+) -> tuple[npt.NDArray[np.uint8], list[tuple[tuple[int, int, int, int], str]]]:
+    """The issue's page: plain 1920x1080, a title, eight common outline icons at 24 px in a toolbar."""
+    import cv2
+    from PIL import Image, ImageDraw, ImageFont
+
+    from training.icons.render import load_set
+
+    masks, names, glyphs = load_set(set_id)
+    page = Image.new("RGB", (1920, 1080), (255, 255, 255))
+    font_file = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    font = ImageFont.truetype(str(font_file), 28) if font_file.is_file() else ImageFont.load_default()
+    ImageDraw.Draw(page).text((40, 24), "Dashboard", font=font, fill=(20, 20, 20))
+    image = np.array(page)
+    truth = []
+    for index, glyph in enumerate(PAGE_GLYPHS):
+        at = glyphs.index(glyph)
+        alpha = cv2.resize(masks[at].astype(np.float32) / 255.0, (24, 24), interpolation=cv2.INTER_AREA)
+        x, y = 1400 + index * 56, 28
+        patch = image[y : y + 24, x : x + 24].astype(np.float32)
+        image[y : y + 24, x : x + 24] = np.rint(patch + alpha[..., None] * (30.0 - patch)).astype(np.uint8)
+        truth.append(((x, y, x + 24, y + 24), names[at]))
+    return image, truth
+
+
+def page_check(profile: str = "fast") -> list[dict[str, Any]]:
+    """Parse the issue's page with a profile: each icon's covering element, its type and its name."""
+    from detact_service.pipeline import get_pipeline
+    from detact_service.settings import Settings
+
+    image, truth = icon_button_page()
+    parse = get_pipeline(Settings(), profile).parse(image)
+    rows = []
+    for (x1, y1, x2, y2), name in truth:
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        hits = [e for e in parse.elements if e.bbox[0] <= cx <= e.bbox[2] and e.bbox[1] <= cy <= e.bbox[3]]
+        best = min(hits, key=lambda e: e.width * e.height, default=None)
+        rows.append(
+            {
+                "truth": name,
+                "type": None if best is None else str(best.type),
+                "icon": None if best is None else best.icon,
+                "bbox": None if best is None else list(best.bbox),
+            }
+        )
+    return rows
