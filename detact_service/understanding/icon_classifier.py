@@ -89,13 +89,14 @@ def frames_batch(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32]
     channels = max(images[i].shape[2] for i in live)
     stack = np.zeros((len(live), height, width, channels), dtype=np.float32)
     border_len = 2 * (shapes[:, 0] + shapes[:, 1]) - 4
-    border = np.full((len(live), int(border_len.max()), channels), np.inf, dtype=np.float32)
+    border = np.zeros((len(live), int(border_len.max()), channels), dtype=np.float32)
     for row, i in enumerate(live):
         image = images[i]
         h, w = image.shape[:2]
         stack[row, :h, :w, : image.shape[2]] = image
         edge = np.concatenate([image[0], image[-1], image[1:-1, 0], image[1:-1, -1]], axis=0)
         border[row, : len(edge), : image.shape[2]] = edge
+        border[row, len(edge) :] = np.inf  # sorts last: the median counts only the real border
     background = _median(border, border_len)  # (n, channels)
     inside = (np.arange(height)[None, :, None] < shapes[:, 0, None, None]) & (
         np.arange(width)[None, None, :] < shapes[:, 1, None, None]
