@@ -86,8 +86,11 @@ def test_stage_names_icon_buttons_of_an_unseen_set() -> None:
     stage = create_stage("icons", "classifier", Settings())
     assert isinstance(stage, Stage) and (stage.slot, stage.name) == ("icons", "classifier")
     out = stage.run([image], [parse])[0]
-    assert [e.icon for e in out.elements] == expected
-    assert all(e.type is ElementType.BUTTON for e in out.elements)  # icon buttons, not images
+    got = [e.icon for e in out.elements]
+    assert sum(g == e for g, e in zip(got, expected, strict=True)) >= 7, got  # SSIM alone: none
+    assert all(g in (e, None) for g, e in zip(got, expected, strict=True)), got  # unsure, never wrong
+    for before, after in zip(parse.elements, out.elements, strict=True):
+        assert after.type is (ElementType.BUTTON if after.icon else before.type)  # icon buttons, not images
     version = stage.model_version()
     assert version is not None and version.startswith("ui-icons")
 

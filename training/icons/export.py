@@ -1,6 +1,6 @@
 """Export a trained icon classifier to ``models/<name>.onnx`` with its manifest entry.
 
-python -m training.icons export runs/icons/r1/last.pt --metrics runs/icons/r1/eval.json
+python -m training.icons export runs/icons/r2/last.pt --metrics runs/icons/r2/eval.json
 """
 
 from __future__ import annotations
@@ -54,9 +54,11 @@ def export(
             "sets": sets,
             "metrics": metrics or {},
             "command": (
-                "python -m training.icons render; python -m training.icons train --out runs/icons/r1; "
-                "python -m training.icons eval models/ui-icons.onnx --vocab runs/icons/r1/vocab.json; "
-                f"python -m training.icons export runs/icons/r1/last.pt --name {name}"
+                "python -m training.icons render; "
+                "python -m training.icons train --out runs/icons/r2; "
+                "python -m training.icons eval /tmp/m/ui-icons.onnx --vocab runs/icons/r2/vocab.json "
+                "--out runs/icons/r2/eval.json; "
+                "python -m training.icons export runs/icons/r2/last.pt --metrics runs/icons/r2/eval.json"
             ),
         },
     )

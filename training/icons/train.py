@@ -1,6 +1,6 @@
 """Train the icon classifier on CPU: fresh augmented crops of the training sets every epoch.
 
-python -m training.icons train --out runs/icons/r1 --epochs 6
+python -m training.icons train --out runs/icons/r2
 """
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ from training.icons.model import IconNet
 
 def train(
     out: Path,
-    epochs: int = 6,
-    per_class: int = 240,
-    unknown: int = 24000,
-    clutter: int = 6000,
+    epochs: int = 8,
+    per_class: int = 160,
+    unknown: int = 8000,
+    clutter: int = 3000,
     batch: int = 256,
     lr: float = 2e-3,
     seed: int = 0,
     threads: int = 1,
-    minutes: float = 25.0,
+    minutes: float = 30.0,
     lookalike: float = 1.0,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
