@@ -9,9 +9,10 @@ into a 32x32 frame centred on the ink's centroid and scaled by its radius of gyr
 is ``unknown``; a name is given only when the best class is not ``unknown`` and its probability reaches
 ``settings.icons.classifier_threshold``.
 
-An icon named on an element the segmenter called ``image``, ``region`` or ``text`` is an icon button:
-its type becomes ``button``. Buttons stay buttons. Checkboxes and radios get SSIM's exact hits only
-(then the SSIM stage's rule: a pictogram makes them a button, a shape leaves them a control).
+An icon named on an element typed ``image``, ``region``, ``text`` or ``icon`` is an icon button: its type
+becomes ``button``. Buttons stay buttons. A checkbox or radio (a round or square icon the segmenter
+took for a control) becomes a button only when its name is a pictogram: a name made of shape words
+(``check square``, ``circle``) leaves it a control, as in the SSIM stage.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from detact_service.understanding.icons import (
 UNKNOWN = "unknown"
 MODEL_KIND = "icons"
 CHUNK = 256  # ROIs normalised together (zero-padded to the largest of them)
-ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
+ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT, ElementType.ICON})
 
 
 def _median(values: npt.NDArray[np.float32], counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
@@ -224,16 +225,12 @@ class IconClassifierStage(Backend):
     def model_version(self) -> str | None:
         return self.spec.version_tag()
 
-    def name_rois(self, rois: Sequence[RGBImage], guess: Sequence[bool] | None = None) -> list[str | None]:
-        """SSIM's name where it is an exact hit, else the classifier's (None when unknown).
-
-        ``guess[i]`` False keeps ROI ``i`` to SSIM alone (checkboxes and radios: a tick in a square is
-        a control's state, not a pictogram, unless a template matches exactly).
-        """
+    def name_rois(self, rois: Sequence[RGBImage]) -> list[str | None]:
+        """SSIM's name where it is an exact hit, else the classifier's (None when unknown)."""
         names: list[str | None] = [None] * len(rois)
         if self.has_pack():
             names = [name for name, _ in self.matcher.match(rois)]
-        rest = [i for i, name in enumerate(names) if name is None and (guess is None or guess[i])]
+        rest = [i for i, name in enumerate(names) if name is None]
         if rest:
             classifier = self.load()
             guesses = classifier.name([rois[i] for i in rest], self.settings.icons.classifier_threshold)
@@ -245,8 +242,7 @@ class IconClassifierStage(Backend):
         """Name every candidate element of every screen in one batch."""
         rois, where = icon_rois(images, parses, self.settings)
         elements = [list(parse.elements) for parse in parses]
-        guess = [elements[p][e].type not in MARK_CONTROLS for p, e in where]
-        for (p_index, e_index), icon in zip(where, self.name_rois(rois, guess), strict=True):
+        for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
             if icon is not None:
                 elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]

@@ -133,19 +133,22 @@ def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
 
 
 @needs_model
-def test_checkboxes_get_exact_hits_only(tmp_path: Path) -> None:
+def test_marks_stay_controls_unless_a_pictogram_is_named(tmp_path: Path) -> None:
     mask = unseen()["settings"][0]
-    image = np.full((60, 120, 3), 255, dtype=np.uint8)
+    image = np.full((60, 200, 3), 255, dtype=np.uint8)
     box = stamp(image, mask, (10, 10), 28, (20, 20, 20))
     around = (box[0] - 4, box[1] - 4, box[2] + 4, box[3] + 4)
-    parse = ScreenParse(
-        120, 60, [Element(bbox=around, type=t) for t in (ElementType.CHECKBOX, ElementType.ICON)]
-    )
+    cv2.rectangle(image, (110, 14), (138, 42), (20, 20, 20), 2)  # an empty checkbox
+    square = (106, 10, 143, 47)
+    kinds = (ElementType.RADIO, ElementType.ICON, ElementType.CHECKBOX)
+    boxes = (around, around, square)
+    parse = ScreenParse(200, 60, [Element(bbox=b, type=k) for b, k in zip(boxes, kinds, strict=True)])
     out = IconClassifierStage(Settings(icons_dir=tmp_path)).run([image], [parse])[0]  # no pack: no exact hits
-    assert [(e.type, e.icon) for e in out.elements] == [
-        (ElementType.CHECKBOX, None),
-        (ElementType.ICON, "settings"),
+    assert [(e.type, e.icon) for e in out.elements][:2] == [
+        (ElementType.BUTTON, "settings"),
+        (ElementType.BUTTON, "settings"),
     ]
+    assert out.elements[2].type is ElementType.CHECKBOX
 
 
 def test_frames_are_colour_and_polarity_blind() -> None:
