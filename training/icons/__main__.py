@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--clutter", type=int, default=3000)
     train.add_argument("--minutes", type=float, default=30.0)
     train.add_argument("--threads", type=int, default=1)
+    train.add_argument("--seed", type=int, default=0)
     train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path)
@@ -51,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             minutes=args.minutes,
             threads=args.threads,
             lookalike=args.lookalike,
+            seed=args.seed,
         )
     elif args.command == "export":
         from training.icons.evaluate import summary
