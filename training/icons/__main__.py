@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
     export = commands.add_parser("export", help="ONNX + manifest entry")
-    export.add_argument("checkpoint", type=Path)
+    export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
     export.add_argument("--name", default="ui-icons")
     export.add_argument("--metrics", type=Path, help="the eval's JSON report, recorded in the manifest")
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         metrics = None
         if args.metrics:
             metrics = summary(json.loads(args.metrics.read_text("utf-8")), args.threshold)
-        print(run_export(args.checkpoint, args.models_dir, args.name, metrics))
+        print(run_export(list(args.checkpoint), args.models_dir, args.name, metrics))
     elif args.command == "eval":
         from training.icons.evaluate import evaluate as run_eval
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch import nn
 
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.icon_classifier import MODEL_KIND
@@ -17,14 +18,40 @@ from training.icons.model import IconNet
 from training.icons.sources import ICON_SETS
 
 
+class Ensemble(nn.Module):
+    """Several runs as one model: the log of their mean softmax (a softmax of it is that mean)."""
+
+    def __init__(self, nets: list[nn.Module]) -> None:
+        super().__init__()
+        self.nets = nn.ModuleList(nets)
+
+    def forward(self, frames: torch.Tensor) -> torch.Tensor:
+        probs = torch.stack([net(frames).softmax(dim=1) for net in self.nets]).mean(dim=0)
+        return torch.log(probs.clamp_min(1e-9))
+
+
 def export(
-    checkpoint: Path, models_dir: Path, name: str = "ui-icons", metrics: dict[str, Any] | None = None
+    checkpoint: Path | list[Path],
+    models_dir: Path,
+    name: str = "ui-icons",
+    metrics: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``)."""
-    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    classes = list(state["classes"])
-    model = IconNet(len(classes))
-    model.load_state_dict(state["model"])
+    """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``).
+
+    Several checkpoints (runs over one vocabulary) make one ensemble model.
+    """
+    checkpoints = checkpoint if isinstance(checkpoint, list) else [checkpoint]
+    nets: list[nn.Module] = []
+    classes: list[str] = []
+    for path in checkpoints:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        if classes and list(state["classes"]) != classes:
+            raise SystemExit(f"{path}: another vocabulary than {checkpoints[0]}")
+        classes = list(state["classes"])
+        net = IconNet(len(classes))
+        net.load_state_dict(state["model"])
+        nets.append(net)
+    model = nets[0] if len(nets) == 1 else Ensemble(nets)
     model.eval()
     models_dir.mkdir(parents=True, exist_ok=True)
     path = models_dir / f"{name}.onnx"
