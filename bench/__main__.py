@@ -238,7 +238,11 @@ Run time per section: {runtime}.
 
 {embedded("DETECTOR.md", NO_DETECTOR)}
 
-## Attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
+## Type and state reader (from `docs/READER.md`, written by `python -m training.eval reader`)
+
+{embedded("READER.md", "(not run yet: `python -m training.eval reader --data data/screens`)")}
+
+## Pix2Struct attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
 
 {embedded("ATTRIBUTES.md", "(not run yet: `python -m training.eval attributes`)")}
 """
