@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
 from detact_service.models import resolve_device
+from detact_service.reparse import Changes, TextMemo
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
 
@@ -271,6 +272,13 @@ class RapidOCRStage(OcrStage):
         )
 
     def read(self, image: RGBImage) -> list[TextLine]:
+        return self.read_reusing(image, None, None)[0]
+
+    def read_reusing(
+        self, image: RGBImage, previous: object | None, changes: Changes | None
+    ) -> tuple[list[TextLine], TextMemo]:
+        """Detect on the whole image; recognise only the crops ``previous`` (a :class:`TextMemo`) did not
+        read on unchanged tiles, and take its text for the others (a crop's text depends on its pixels)."""
         profile = OcrProfile()
         engine = self._engine()
         bgr = np.ascontiguousarray(image[..., ::-1])
@@ -294,14 +302,28 @@ class RapidOCRStage(OcrStage):
                 whole.extend([None] * len(spans))
         profile.split_ms += (time.perf_counter() - start) * 1000
         profile.lines, profile.crops = len(quads), len(boxes)
-        texts = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes], profile)
+        box_array = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+        same = np.full(len(boxes), -1, dtype=np.int64)
+        if isinstance(previous, TextMemo) and changes is not None:
+            same = previous.match(box_array, changes)
+        todo = np.flatnonzero(same < 0)
+        read = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in box_array[todo]], profile)
+        words = np.full(len(boxes), "", dtype=object)
+        scores = np.zeros(len(boxes), dtype=np.float64)
+        kept = np.flatnonzero(same >= 0)
+        if isinstance(previous, TextMemo) and len(kept):
+            words[kept] = np.asarray(previous.texts, dtype=object)[same[kept]]
+            scores[kept] = previous.scores[same[kept]]
+        if len(todo):
+            words[todo] = [text for text, _ in read]
+            scores[todo] = [score for _, score in read]
         lines: list[TextLine] = []
-        for (x1, y1, x2, y2), detected, (text, score) in zip(boxes, whole, texts, strict=True):
+        for (x1, y1, x2, y2), detected, text, score in zip(boxes, whole, words, scores, strict=True):
             if detected is None:
                 detected = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-            lines.append((detected, text, score))
+            lines.append((detected, str(text), float(score)))
         self.last_profile = profile
-        return lines
+        return lines, TextMemo(box_array, tuple(str(w) for w in words), scores, reused=len(kept))
 
     def model_version(self) -> str | None:
         return self.models().version
