@@ -30,7 +30,7 @@ from detact_service.reparse import (
     tile_fingerprints,
 )
 from detact_service.settings import Settings
-from detact_service.stages import Backend, RGBImage, ReusingStage, Stage, backend_class
+from detact_service.stages import Backend, ReusingStage, RGBImage, Stage, backend_class
 
 log = logging.getLogger("detact_service.pipeline")
 
@@ -254,7 +254,8 @@ class Pipeline:
             return results
         except Exception as exc:
             if len(images) == 1:
-                return [exc]
+                results.append(exc)
+                return results
             log.warning("a batch of %d failed (%s); re-parsing its images one by one", len(images), exc)
         for image, task, state in zip(images, tasks, previous, strict=True):
             try:
@@ -274,7 +275,9 @@ class Pipeline:
             change, reason = self._compare(image, state, fingerprints)
             changes.append(change)
             reasons.append(reason)
-        usable = [state if change is not None else None for state, change in zip(previous, changes, strict=True)]
+        usable = [
+            state if change is not None else None for state, change in zip(previous, changes, strict=True)
+        ]
         parses, memos = self._run(images, tasks, usable, changes)
         results = []
         for image, parse, fingerprints, memo, change, reason in zip(

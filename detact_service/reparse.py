@@ -3,11 +3,17 @@
 An agent sends a new screenshot after every action and most of the screen is unchanged. A parse made with
 :meth:`~detact_service.pipeline.Pipeline.reparse_batch` returns, beside the parse, a :class:`ParseState`:
 a 64-bit fingerprint of every :data:`TILE` x :data:`TILE` tile of the screenshot and, per stage that can
-reuse its work, a memo (the ``rapidocr`` text stage: every crop it recognised and the text read there).
-The next parse compares its tiles with the state's (:func:`changed_tiles`) and hands each stage the memo
-and the changed tiles; the text stage then recognises only the crops that touch a changed tile (or are
-new) and takes the previous text for the others. Every other stage runs on the whole frame, so the result
-is that of a full parse of the new screen (recognising a crop depends only on its pixels).
+reuse its work, a memo (the ``rapidocr`` text stage: every crop it recognised, its pixels' fingerprint
+and the text read there). The next parse compares its tiles with the state's (:func:`changed_tiles`;
+more than ``DETACT_REPARSE_MAX_CHANGED`` of them changed: a full parse) and hands each stage its memo and
+the changed tiles.
+
+Recognition is the expensive part of a parse (about 80% of a text-dense screen). The text stage still
+detects text lines on the whole frame (its detector pools over the whole screen, so only a whole-frame
+detection gives the full parse's boxes), then recognises only the crops that are new: a crop keeps the
+previous text when it has the same box and pixels (:func:`box_fingerprints`), or lies on unchanged tiles
+within :data:`JITTER` px of a previous crop there. Every other stage runs on the whole frame, so the
+result is the full parse's (its boxes exactly; a reused crop's score is its previous reading's).
 
 The service remembers recent states by parse id in a :class:`StateCache` (bounded LRU with a time to live).
 """
@@ -20,6 +26,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +36,9 @@ TILE = 64
 
 _WEIGHTS = np.random.default_rng(20240521).integers(0, 2**63, size=(TILE, TILE * 3 // 8), dtype=np.uint64)
 _WEIGHTS |= np.uint64(1)  # odd weights: any change of a single word changes the fingerprint
+
+JITTER = 6
+"""Most pixels a line's box may move on an unchanged part of the screen and keep its previous text."""
 
 BoolGrid = npt.NDArray[np.bool_]
 
@@ -48,6 +58,42 @@ def tile_fingerprints(image: npt.NDArray[np.uint8], tile: int = TILE) -> npt.NDA
     words = padded.reshape(rows, tile, cols, tile * 3).view(np.uint64)  # (rows, tile, cols, tile*3/8)
     with np.errstate(over="ignore"):
         return (words * _WEIGHTS[None, :, None, :]).sum(axis=(1, 3), dtype=np.uint64)
+
+
+@lru_cache(maxsize=4)
+def _pixel_weights(height: int, width: int) -> npt.NDArray[np.uint64]:
+    """An odd pseudo-random 64-bit weight per pixel position (splitmix64 of the position)."""
+    z = np.arange(height * width, dtype=np.uint64).reshape(height, width) + np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    z |= np.uint64(1)
+    z.flags.writeable = False
+    return z
+
+
+def box_fingerprints(image: npt.NDArray[np.uint8], boxes: npt.NDArray[np.integer]) -> npt.NDArray[np.uint64]:
+    """A 64-bit fingerprint of the pixels of each xyxy box of an ``(H, W, 3)`` uint8 image.
+
+    The weighted sum (mod 2**64) of the box's pixels, each pixel's RGB packed in one word and weighted by
+    its position, read off one integral image: any single changed pixel changes it, so a box whose
+    fingerprint is the same at the same place holds the same pixels (up to a 2**-64 chance).
+    """
+    boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    height, width = image.shape[:2]
+    packed = image[..., 0].astype(np.uint64)
+    packed |= image[..., 1].astype(np.uint64) << np.uint64(8)
+    packed |= image[..., 2].astype(np.uint64) << np.uint64(16)
+    summed = np.zeros((height + 1, width + 1), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        packed *= _pixel_weights(height, width)
+        np.cumsum(packed, axis=0, out=packed)
+        np.cumsum(packed, axis=1, out=summed[1:, 1:])
+        x1, y1, x2, y2 = (np.clip(boxes[:, i], 0, limit) for i, limit in enumerate((width, height) * 2))
+        return summed[y2, x2] - summed[y1, x2] - summed[y2, x1] + summed[y1, x1]
 
 
 @dataclass(frozen=True)
@@ -90,24 +136,45 @@ def box_keys(boxes: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class TextMemo:
-    """What a text stage read: each recognised crop's box, text and score (the crops' own order)."""
+    """What a text stage read: each crop's box, pixel fingerprint, text and score."""
 
     boxes: npt.NDArray[np.int64]
+    fingerprints: npt.NDArray[np.uint64]
     texts: tuple[str, ...]
     scores: npt.NDArray[np.float64]
+    size: tuple[int, int] = (0, 0)
+    """The screenshot's (height, width)."""
     reused: int = 0
-    """How many of these crops were taken from the previous memo rather than recognised."""
+    """How many of these crops took their text from the previous memo rather than being recognised."""
 
-    def match(self, boxes: npt.NDArray[np.integer], changes: Changes) -> npt.NDArray[np.int64]:
-        """For each box, the index of the same box here when every tile it touches is unchanged, else -1."""
-        keys = box_keys(boxes)
-        if len(keys) == 0 or len(self.texts) == 0:
-            return np.full(len(keys), -1, dtype=np.int64)
-        mine = box_keys(self.boxes)
+    def match(
+        self, boxes: npt.NDArray[np.integer], fingerprints: npt.NDArray[np.uint64], changes: Changes
+    ) -> npt.NDArray[np.int64]:
+        """For each new crop, the index of the crop here whose text it can take, else -1.
+
+        The same box with the same pixel fingerprint; else, when the new box and a box here both lie on
+        unchanged tiles, the nearest box here within :data:`JITTER` px on every side (the text detector
+        pools over the whole screen, so a change anywhere moves unchanged lines' boxes by a few pixels;
+        their text stays).
+        """
+        boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+        out = np.full(len(boxes), -1, dtype=np.int64)
+        if len(boxes) == 0 or len(self.texts) == 0:
+            return out
+        keys, mine = box_keys(boxes), box_keys(self.boxes)
         order = np.argsort(mine, kind="stable")
-        position = np.clip(np.searchsorted(mine[order], keys), 0, len(mine) - 1)
-        found = (mine[order][position] == keys) & changes.unchanged(boxes)
-        return np.where(found, order[position], -1).astype(np.int64)
+        index = order[np.clip(np.searchsorted(mine[order], keys), 0, len(mine) - 1)]
+        exact = (mine[index] == keys) & (self.fingerprints[index] == fingerprints)
+        out[exact] = index[exact]
+        rest = np.flatnonzero(~exact & changes.unchanged(boxes))
+        still = np.flatnonzero(changes.unchanged(self.boxes))
+        if len(rest) and len(still):
+            gaps = np.abs(boxes[rest, None, :] - self.boxes[None, still, :])
+            near = np.where(gaps.max(axis=2) <= JITTER, gaps.sum(axis=2), np.iinfo(np.int64).max)
+            best = near.argmin(axis=1)
+            found = near[np.arange(len(rest)), best] < np.iinfo(np.int64).max
+            out[rest[found]] = still[best[found]]
+        return out
 
 
 @dataclass(frozen=True)

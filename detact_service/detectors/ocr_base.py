@@ -51,7 +51,9 @@ class OcrStage(Backend):
         return None
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        return [self._amend(image, parse, self.read(image)) for image, parse in zip(images, parses, strict=True)]
+        return [
+            self._amend(image, parse, self.read(image)) for image, parse in zip(images, parses, strict=True)
+        ]
 
     def run_reusing(
         self,
