@@ -31,7 +31,7 @@ Edit = Callable[[ImageDraw.ImageDraw], None]
 
 def dialog(draw: ImageDraw.ImageDraw) -> None:
     """A 576x360 confirmation dialog over the middle of the screen (10% of 1920x1080)."""
-    draw.rounded_rectangle((600, 400, 1176, 760), radius=8, fill=(255, 255, 255), outline=(120, 120, 120))
+    draw.rounded_rectangle((600, 400, 1175, 759), radius=8, fill=(255, 255, 255), outline=(120, 120, 120))
     draw.text((630, 430), "Delete 3 invoices?", font=ui_font(22, True), fill=(20, 20, 20))
     draw.text((630, 480), "This cannot be undone once confirmed", font=ui_font(16), fill=(60, 60, 60))
     draw.rounded_rectangle((760, 680, 920, 730), radius=6, fill=(230, 230, 230))
