@@ -20,13 +20,13 @@ The service remembers recent states by parse id in a :class:`StateCache` (bounde
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -60,40 +60,23 @@ def tile_fingerprints(image: npt.NDArray[np.uint8], tile: int = TILE) -> npt.NDA
         return (words * _WEIGHTS[None, :, None, :]).sum(axis=(1, 3), dtype=np.uint64)
 
 
-@lru_cache(maxsize=4)
-def _pixel_weights(height: int, width: int) -> npt.NDArray[np.uint64]:
-    """An odd pseudo-random 64-bit weight per pixel position (splitmix64 of the position)."""
-    z = np.arange(height * width, dtype=np.uint64).reshape(height, width) + np.uint64(0x9E3779B97F4A7C15)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    z |= np.uint64(1)
-    z.flags.writeable = False
-    return z
-
-
 def box_fingerprints(image: npt.NDArray[np.uint8], boxes: npt.NDArray[np.integer]) -> npt.NDArray[np.uint64]:
-    """A 64-bit fingerprint of the pixels of each xyxy box of an ``(H, W, 3)`` uint8 image.
+    """A 64-bit BLAKE2b digest of the pixels of each xyxy box of an image (compared for the same box).
 
-    The weighted sum (mod 2**64) of the box's pixels, each pixel's RGB packed in one word and weighted by
-    its position, read off one integral image: any single changed pixel changes it, so a box whose
-    fingerprint is the same at the same place holds the same pixels (up to a 2**-64 chance).
+    One hash call per box: for the few hundred text crops of a screen this costs a few ms, where one
+    whole-frame weighted integral image (vectorised) cost 70-150 ms at 1920x1080.
     """
     boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
-    if len(boxes) == 0:
-        return np.zeros(0, dtype=np.uint64)
     height, width = image.shape[:2]
-    packed = image[..., 0].astype(np.uint64)
-    packed |= image[..., 1].astype(np.uint64) << np.uint64(8)
-    packed |= image[..., 2].astype(np.uint64) << np.uint64(16)
-    summed = np.zeros((height + 1, width + 1), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        packed *= _pixel_weights(height, width)
-        np.cumsum(packed, axis=0, out=packed)
-        np.cumsum(packed, axis=1, out=summed[1:, 1:])
-        x1, y1, x2, y2 = (np.clip(boxes[:, i], 0, limit) for i, limit in enumerate((width, height) * 2))
-        return summed[y2, x2] - summed[y1, x2] - summed[y2, x1] + summed[y1, x1]
+    clipped = np.clip(boxes, 0, [width, height, width, height]).tolist()
+    return np.fromiter(
+        (
+            int.from_bytes(hashlib.blake2b(image[y1:y2, x1:x2].tobytes(), digest_size=8).digest(), "little")
+            for x1, y1, x2, y2 in clipped
+        ),
+        dtype=np.uint64,
+        count=len(clipped),
+    )
 
 
 @dataclass(frozen=True)
