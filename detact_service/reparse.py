@@ -161,6 +161,30 @@ class TextMemo:
 
 
 @dataclass(frozen=True)
+class BoxMemo:
+    """Values a stage computed from the pixels inside boxes alone (an element's colour name), by box."""
+
+    boxes: npt.NDArray[np.int64]
+    kinds: npt.NDArray[np.int64]
+    """What else the value depends on, as a number per box (e.g. whether the colour is the ink's)."""
+    values: tuple[str, ...]
+    reused: int = 0
+
+    def match(
+        self, boxes: npt.NDArray[np.integer], kinds: npt.NDArray[np.integer], changes: Changes
+    ) -> npt.NDArray[np.int64]:
+        """For each box, the index of the same box of the same kind here when its tiles are unchanged."""
+        boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+        if len(boxes) == 0 or len(self.values) == 0:
+            return np.full(len(boxes), -1, dtype=np.int64)
+        keys, mine = box_keys(boxes), box_keys(self.boxes)
+        order = np.argsort(mine, kind="stable")
+        index = order[np.clip(np.searchsorted(mine[order], keys), 0, len(mine) - 1)]
+        found = (mine[index] == keys) & (self.kinds[index] == kinds) & changes.unchanged(boxes)
+        return np.where(found, index, -1).astype(np.int64)
+
+
+@dataclass(frozen=True)
 class StageMemo:
     """A stage's memo and the stage's cache key: a memo is reused only by a stage configured the same."""
 

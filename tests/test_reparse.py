@@ -12,6 +12,7 @@ from detact_service.core import ScreenParse
 from detact_service.pipeline import Reparsed
 from detact_service.reparse import (
     TILE,
+    BoxMemo,
     Changes,
     ParseState,
     StateCache,
@@ -96,6 +97,16 @@ def test_text_memo_matches_same_pixels_and_jitter_on_unchanged_tiles() -> None:
     assert found.tolist() == [0, -1, 2, 2]
     far = memo.match(np.array([[310, 10, 420, 30]]), np.array([3], dtype=np.uint64), Changes(changed))
     assert far.tolist() == [-1]
+
+
+def test_box_memo_needs_the_same_box_kind_and_unchanged_tiles() -> None:
+    boxes = np.array([[10, 10, 60, 30], [100, 10, 160, 30], [10, 200, 60, 220]], dtype=np.int64)
+    memo = BoxMemo(boxes, np.array([1, 0, 1]), ("blue", "red", "grey"))
+    changed = np.zeros((4, 4), dtype=bool)
+    changed[3, 0] = True
+    new = np.array([[10, 10, 60, 30], [100, 10, 160, 30], [10, 200, 60, 220], [11, 10, 60, 30]])
+    found = memo.match(new, np.array([1, 1, 1, 1]), Changes(changed))
+    assert found.tolist() == [0, -1, -1, -1]  # kind differs; tile changed; box differs
 
 
 def test_state_cache_is_bounded_and_expires() -> None:
