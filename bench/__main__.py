@@ -226,6 +226,10 @@ Run time per section: {runtime}.
 
 {embedded("LOCATE.md", "(not run yet: `python -m training.eval locate`)")}
 
+## Re-parse of a changed screen (from `docs/REPARSE.md`, measured by `python -m bench.reparse`)
+
+{embedded("REPARSE.md", "(not run yet: `python -m bench.reparse`)")}
+
 ## Batch throughput (from `docs/BATCH.md`, written by `python -m bench.batch_throughput`)
 
 {embedded("BATCH.md", "(not run yet: `python -m bench.batch_throughput`)", demote=False)}
