@@ -8,10 +8,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import StageUnavailable
-from detact_service.understanding.reader import APPLIES, STATES, TYPES, ReaderAttributeStage
+from detact_service.understanding.reader import (
+    APPLIES,
+    STATES,
+    TYPES,
+    ReaderAttributeStage,
+    Reading,
+    apply_reading,
+)
 from detact_service.understanding.semimask import (
     OUTLINE,
     ViewGeometry,
@@ -141,3 +148,27 @@ def test_shipped_reader_reads_a_selected_tab(stage: ReaderAttributeStage, page: 
 def test_shipped_reader_reads_a_disabled_button(stage: ReaderAttributeStage, page: Page) -> None:
     read = read_page(stage, page)
     assert read["gone"].state.disabled is True
+
+
+def test_a_marked_checkbox_stays_one_unless_the_reader_is_sure() -> None:
+    marked = Element(
+        (10, 10, 40, 40), ElementType.CHECKBOX, state=ElementState(checked=True), source="detector"
+    )
+    plain = Element((50, 10, 90, 40), ElementType.TEXT, text="Go", source="ocr")
+    button, checkbox = TYPES.index(ElementType.BUTTON), TYPES.index(ElementType.CHECKBOX)
+    states = np.array([[0.1, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.9]], dtype=np.float32)
+
+    def reading(types: list[int], confidence: list[float]) -> Reading:
+        return Reading(np.array(types), np.array(confidence, dtype=np.float32), states)
+
+    kept, retyped = apply_reading([marked, plain], reading([button, button], [0.7, 0.7]), 0.0)
+    assert kept.type is ElementType.CHECKBOX and kept.state.checked is True  # the mark's fill, not p = 0.1
+    assert (
+        retyped.type is ElementType.BUTTON
+        and retyped.state.disabled is True
+        and retyped.state.checked is None
+    )
+    overruled, _ = apply_reading([marked, plain], reading([button, checkbox], [0.95, 0.7]), 0.0)
+    assert overruled.type is ElementType.BUTTON and overruled.state.checked is None
+    unsure, _ = apply_reading([marked, plain], reading([button, button], [0.3, 0.3]), 0.5)
+    assert unsure is marked

@@ -174,7 +174,8 @@ def train(
             with (out / "metrics.jsonl").open("a") as handle:
                 handle.write(json.dumps(record) + "\n")
             print(
-                f"step {step} loss {float(loss.detach()):.3f} val type {val.type_accuracy:.3f} {val.state_accuracy}",
+                f"step {step} loss {float(loss.detach()):.3f} val type {val.type_accuracy:.3f}",
+                val.state_accuracy,
                 flush=True,
             )
             if val.objective > best:
