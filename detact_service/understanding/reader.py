@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.detectors.ocr_rapid import make_session
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
@@ -169,13 +170,8 @@ class ReaderAttributeStage(Backend):
         spec = self.spec.model
 
         def load() -> Any:
-            import onnxruntime
-
             spec.verify()
-            providers = (
-                ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
-            )
-            return onnxruntime.InferenceSession(str(spec.path), providers=providers)
+            return make_session(spec.path, 0, use_cuda)
 
         return cached_model(("reader-onnx", str(spec.path), use_cuda), load)
 
