@@ -226,6 +226,10 @@ Run time per section: {runtime}.
 
 {embedded("LOCATE.md", "(not run yet: `python -m training.eval locate`)")}
 
+## Re-parse of a changed screen (from `docs/REPARSE.md`, measured by `python -m bench.reparse`)
+
+{embedded("REPARSE.md", "(not run yet: `python -m bench.reparse`)")}
+
 ## Batch throughput (from `docs/BATCH.md`, written by `python -m bench.batch_throughput`)
 
 {embedded("BATCH.md", "(not run yet: `python -m bench.batch_throughput`)", demote=False)}
@@ -238,7 +242,11 @@ Run time per section: {runtime}.
 
 {embedded("DETECTOR.md", NO_DETECTOR)}
 
-## Attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
+## Type and state reader (from `docs/READER.md`, written by `python -m training.eval reader`)
+
+{embedded("READER.md", "(not run yet: `python -m training.eval reader --data data/screens`)")}
+
+## Pix2Struct attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
 
 {embedded("ATTRIBUTES.md", "(not run yet: `python -m training.eval attributes`)")}
 """

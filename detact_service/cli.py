@@ -136,6 +136,12 @@ def batch(
         str | None, typer.Option(help="module:function called in every worker before its pipeline.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential", help="Frames of one screen: re-parse each against the one before (only changes)."
+        ),
+    ] = False,
 ) -> None:
     """Parse a dataset into one JSON line per image; resumable (a rerun skips what is done)."""
     from detact_service.batch import run_batch
@@ -155,6 +161,7 @@ def batch(
             address=address,
             plugin=plugin,
             progress=progress,
+            sequential=sequential,
         )
     except (ProfileUnavailable, ValueError, FileNotFoundError) as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -81,10 +81,18 @@ def _request_parts(
     formats: str | Iterable[str] | None,
     task: str | None,
     max_elements: int | None = None,
+    previous: str | ParseResponse | None = None,
 ) -> tuple[dict[str, tuple[str, bytes, str]], dict[str, str]]:
     data, mime = image_bytes(image)
     limit = str(max_elements) if max_elements is not None else None
-    fields = {"profile": profile, "formats": _formats(formats), "task": task, "max_elements": limit}
+    before = previous.parse_id if isinstance(previous, ParseResponse) else previous
+    fields = {
+        "profile": profile,
+        "formats": _formats(formats),
+        "task": task,
+        "max_elements": limit,
+        "previous": before,
+    }
     return {"image": ("image", data, mime)}, {k: v for k, v in fields.items() if v is not None}
 
 
@@ -164,10 +172,14 @@ class DetactClient:
         formats: str | Iterable[str] | None = None,
         task: str | None = None,
         max_elements: int | None = None,
+        previous: str | ParseResponse | None = None,
         request_id: str | None = None,
     ) -> ParseResponse:
-        """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
-        files, data = _request_parts(image, profile, formats, task, max_elements)
+        """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all.
+
+        ``previous``: the answer for (or the ``parse_id`` of) the previous screenshot of the same screen;
+        the server then parses again only what changed (the same result, see ``reparse``)."""
+        files, data = _request_parts(image, profile, formats, task, max_elements, previous)
         return _result(self._post("/parse", files, data, request_id))
 
     def locate(
@@ -238,10 +250,14 @@ class AsyncDetactClient:
         formats: str | Iterable[str] | None = None,
         task: str | None = None,
         max_elements: int | None = None,
+        previous: str | ParseResponse | None = None,
         request_id: str | None = None,
     ) -> ParseResponse:
-        """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all."""
-        files, data = _request_parts(image, profile, formats, task, max_elements)
+        """Parse one screenshot; retries 503 + ``Retry-After`` up to ``max_attempts`` tries in all.
+
+        ``previous``: the answer for (or the ``parse_id`` of) the previous screenshot of the same screen;
+        the server then parses again only what changed (the same result, see ``reparse``)."""
+        files, data = _request_parts(image, profile, formats, task, max_elements, previous)
         return _result(await self._post("/parse", files, data, request_id))
 
     async def locate(

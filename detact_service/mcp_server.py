@@ -3,10 +3,11 @@
 ``detact mcp`` serves over stdio (what desktop clients launch); ``detact mcp --transport http --host
 127.0.0.1 --port 8765`` over streamable HTTP at ``/mcp``. Two tools:
 
-* ``parse_screen(image, profile?, task?, max_elements?, format?)``: the screen as the agent reads it
-  (CAAP lines, DetACT sections or the public JSON) plus, as structured content, the very
+* ``parse_screen(image, profile?, task?, max_elements?, format?, previous?)``: the screen as the agent
+  reads it (CAAP lines, DetACT sections or the public JSON) plus, as structured content, the very
   :class:`~detact_service.formats.schema.ParseResponse` ``POST /parse`` answers (every element's id,
-  type, box, click point ``center``, text, icon, colour, state and relevance);
+  type, box, click point ``center``, text, icon, colour, state and relevance, and the ``parse_id`` to
+  send as ``previous`` with the next screenshot: a re-parse of only what changed);
 * ``locate_element(image, description, profile?)``: the element a short description names, its click
   point (pixels and 0-1) and the next best candidates, or ``found: false`` with the best guesses, as the
   :class:`~detact_service.formats.schema.LocateResponse` of ``POST /locate``.
@@ -27,7 +28,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from detact_service import __version__
-from detact_service.formats.schema import LocateResponse, ParseResponse
+from detact_service.formats.schema import LocateResponse, ParseResponse, ReparseOut
+from detact_service.reparse import StateCache
 from detact_service.settings import Settings, get_settings
 
 INSTRUCTIONS = (
@@ -48,7 +50,7 @@ def _error(exc: Exception) -> ToolError:
 def create_server(settings: Settings | None = None) -> MCPServer[Any]:
     """The MCP server with its two tools (the pipeline is built on the first call, not here)."""
     from detact_service import agent, library
-    from detact_service.formats import to_response
+    from detact_service.formats import select_relevant, to_response
     from detact_service.io import ImageError
     from detact_service.pipeline import ProfileUnavailable
     from detact_service.stages import StageUnavailable
@@ -58,6 +60,14 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
         "detact", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     lock = threading.Lock()
+    cache: list[StateCache] = []
+
+    def states(settings_now: Settings) -> StateCache:
+        """The server's remembered parses (made on first use, sized by the settings then)."""
+        if not cache:
+            cache.append(StateCache(settings_now.reparse_cache_size, settings_now.reparse_ttl_s))
+        return cache[0]
+
     expected = (ImageError, FileNotFoundError, ValueError, ProfileUnavailable, StageUnavailable)
 
     def current() -> Settings:
@@ -78,16 +88,40 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
         format: Annotated[
             Literal["caap", "detact", "json"], Field(description="How the elements are written as text.")
         ] = "caap",
+        previous: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="parse_id of the previous screenshot of this screen: only what changed is "
+                "parsed again (same result); unknown or expired: a full parse.",
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, ParseResponse]:
         """Parse a screenshot into UI elements: the text an agent reads (one line per element with its
-        id, type, position, text, icon, colour and state) and each element's click point."""
+        id, type, position, text, icon, colour and state) and each element's click point. Pass the
+        answer's parse_id as previous with the next screenshot to re-parse only what changed."""
         try:
             with lock:
-                view = agent.describe(image, task, format, profile, max_elements, current())
+                settings_now = current()
+                state = states(settings_now).get(previous) if previous else None
+                result = library.reparse(image, state, task, profile=profile, settings=settings_now)
+                view = agent.view_of(select_relevant(result.parse, max_elements), format)
+                parse_id = states(settings_now).put(result.state)
         except expected as exc:
             raise _error(exc) from None
         text_formats = [format] if format != "json" else []
         output = to_response(view.parse, text_formats)  # what POST /parse answers
+        output.parse_id = parse_id
+        if previous:
+            info = result.info
+            output.reparse = ReparseOut(
+                previous=previous,
+                reused=info.reused,
+                changed=info.changed,
+                text_reused=info.text_reused,
+                text_read=info.text_read,
+                reason=info.reason if state is not None else "previous parse unknown or expired",
+            )
         header = f"Screen {view.width}x{view.height}, {len(output.elements)} elements ({view.format}):\n"
         return CallToolResult(
             content=[TextContent(type="text", text=header + (view.prompt or "(no elements)"))],

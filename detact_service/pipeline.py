@@ -15,12 +15,34 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
 
+import numpy as np
+import numpy.typing as npt
+
 from detact_service.core import ScreenParse
 from detact_service.models import ModelUnavailable, model_entry, model_spec, resolve_device
+from detact_service.reparse import (
+    Changes,
+    ParseState,
+    ReparseInfo,
+    StageMemo,
+    TextMemo,
+    changed_tiles,
+    tile_fingerprints,
+)
 from detact_service.settings import Settings
-from detact_service.stages import Backend, RGBImage, Stage, backend_class
+from detact_service.stages import Backend, ReusingStage, RGBImage, Stage, backend_class
 
 log = logging.getLogger("detact_service.pipeline")
+
+
+@dataclass(frozen=True)
+class Reparsed:
+    """A parse made by :meth:`Pipeline.reparse_batch`: the parse, its state for the next screenshot and
+    how the previous parse was used."""
+
+    parse: ScreenParse
+    state: ParseState
+    info: ReparseInfo
 
 
 @dataclass(frozen=True)
@@ -179,10 +201,10 @@ class Pipeline:
         """
         tasks = list(tasks) if tasks is not None else [None] * len(images)
         if not isolate_errors:
-            return self._run(images, tasks)
+            return self._run(images, tasks)[0]
         results: list[ScreenParse | Exception] = []
         try:
-            results.extend(self._run(images, tasks))
+            results.extend(self._run(images, tasks)[0])
             return results
         except Exception as exc:
             if len(images) == 1:
@@ -191,23 +213,140 @@ class Pipeline:
             log.warning("a batch of %d failed (%s); parsing its images one by one", len(images), exc)
         for image, task in zip(images, tasks, strict=True):
             try:
-                results.extend(self._run([image], [task]))
+                results.extend(self._run([image], [task])[0])
             except Exception as exc:
                 results.append(exc)
         return results
 
-    def _run(self, images: Sequence[RGBImage], tasks: Sequence[str | None]) -> list[ScreenParse]:
-        """Every stage over the batch, timing each."""
+    @overload
+    def reparse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None],
+        *,
+        isolate_errors: Literal[False] = False,
+    ) -> list[Reparsed]: ...
+
+    @overload
+    def reparse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None],
+        *,
+        isolate_errors: bool,
+    ) -> list[Reparsed | Exception]: ...
+
+    def reparse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None],
+        *,
+        isolate_errors: bool = False,
+    ) -> list[Reparsed] | list[Reparsed | Exception]:
+        """Parse screenshots reusing each one's previous parse (or ``None``) where its tiles are unchanged.
+
+        Each result equals :meth:`parse_batch`'s and carries the state the next screenshot is compared
+        with. A previous parse of another size or profile, or one with more than
+        ``settings.reparse_max_changed`` of its tiles changed, is not used (a full parse).
+        """
+        if not isolate_errors:
+            return self._reparse(images, tasks, previous)
+        results: list[Reparsed | Exception] = []
+        try:
+            results.extend(self._reparse(images, tasks, previous))
+            return results
+        except Exception as exc:
+            if len(images) == 1:
+                results.append(exc)
+                return results
+            log.warning("a batch of %d failed (%s); re-parsing its images one by one", len(images), exc)
+        for image, task, state in zip(images, tasks, previous, strict=True):
+            try:
+                results.extend(self._reparse([image], [task], [state]))
+            except Exception as exc:
+                results.append(exc)
+        return results
+
+    def _reparse(
+        self, images: Sequence[RGBImage], tasks: Sequence[str | None], previous: Sequence[ParseState | None]
+    ) -> list[Reparsed]:
+        """Fingerprint, compare with the previous states, run the stages, collect the new states."""
+        prints = [tile_fingerprints(image) for image in images]
+        changes: list[Changes | None] = []
+        reasons: list[str | None] = []
+        for image, state, fingerprints in zip(images, previous, prints, strict=True):
+            change, reason = self._compare(image, state, fingerprints)
+            changes.append(change)
+            reasons.append(reason)
+        usable = [
+            state if change is not None else None for state, change in zip(previous, changes, strict=True)
+        ]
+        parses, memos = self._run(images, tasks, usable, changes)
+        results = []
+        for image, parse, fingerprints, memo, change, reason in zip(
+            images, parses, prints, memos, changes, reasons, strict=True
+        ):
+            text = memo.get("text")
+            text_memo = text.data if text is not None and isinstance(text.data, TextMemo) else None
+            reused = text_memo.reused if text_memo is not None else 0
+            read = len(text_memo.texts) - reused if text_memo is not None else 0
+            info = ReparseInfo(
+                reused=change is not None,
+                changed=round(change.fraction, 4) if change is not None else None,
+                text_reused=reused,
+                text_read=read,
+                reason=reason,
+            )
+            state = ParseState(image.shape[1], image.shape[0], self.profile.name, fingerprints, memo)
+            results.append(Reparsed(parse, state, info))
+        return results
+
+    def _compare(
+        self, image: RGBImage, state: ParseState | None, fingerprints: npt.NDArray[np.uint64]
+    ) -> tuple[Changes | None, str | None]:
+        """The changed tiles since ``state``, or ``None`` and why the previous parse cannot be used."""
+        if state is None:
+            return None, "no previous parse"
+        if (state.width, state.height) != (image.shape[1], image.shape[0]):
+            return None, "the screen size changed"
+        if state.profile != self.profile.name:
+            return None, "the previous parse used another profile"
+        change = changed_tiles(state.fingerprints, fingerprints)
+        if change.fraction > self.settings.reparse_max_changed:
+            return None, f"{change.fraction:.0%} of the screen changed"
+        return change, None
+
+    def _run(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None] | None = None,
+        changes: Sequence[Changes | None] | None = None,
+    ) -> tuple[list[ScreenParse], list[dict[str, StageMemo]]]:
+        """Every stage over the batch, timing each; with ``previous``, stages that can reuse their last
+        run's work get its memo and the changed tiles, and every image's new memos are returned."""
         parses = [
             ScreenParse(
                 width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name}
             )
             for img, task in zip(images, tasks, strict=True)
         ]
+        memos: list[dict[str, StageMemo]] = [{} for _ in images]
         total_start = time.perf_counter()
         for stage in self.stages:
             start = time.perf_counter()
-            parses = stage.run(images, parses)
+            if previous is not None and changes is not None and isinstance(stage, ReusingStage):
+                key = stage.cache_key(self.settings) if isinstance(stage, Backend) else stage.slot
+                before = [_memo(state, stage.slot, key) for state in previous]
+                parses, datas = stage.run_reusing(images, parses, before, changes)
+                for memo, data in zip(memos, datas, strict=True):
+                    if data is not None:
+                        memo[stage.slot] = StageMemo(key, data)
+            else:
+                parses = stage.run(images, parses)
             per_image_ms = (time.perf_counter() - start) * 1000.0 / max(len(images), 1)
             version = stage.model_version()
             for parse in parses:
@@ -217,11 +356,17 @@ class Pipeline:
         total_ms = (time.perf_counter() - total_start) * 1000.0 / max(len(images), 1)
         for parse in parses:
             parse.timings_ms["total"] = round(total_ms, 2)
-        return parses
+        return parses, memos
 
     def parse(self, image: RGBImage, task: str | None = None) -> ScreenParse:
         """Parse one screenshot."""
         return self.parse_batch([image], [task])[0]
+
+
+def _memo(state: ParseState | None, slot: str, key: Hashable) -> object | None:
+    """The memo ``slot`` left in ``state`` when the stage that left it was configured as ``key``."""
+    memo = state.memos.get(slot) if state is not None else None
+    return memo.data if memo is not None and memo.key == key else None
 
 
 _pipelines: dict[tuple[str, Hashable], Pipeline] = {}

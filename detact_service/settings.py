@@ -198,6 +198,13 @@ class Settings(BaseSettings):
         "info", description="Log level of `detact serve` (JSON lines on stderr)."
     )
     console_enabled: bool = Field(True, description="Serve the web console at `/` (off: `/` answers 404).")
+    reparse_cache_size: int = Field(
+        128, ge=0, description="Recent parses remembered for `previous` re-parses (LRU); 0 = none."
+    )
+    reparse_ttl_s: float = Field(600.0, gt=0, description="How long a remembered parse can be `previous`.")
+    reparse_max_changed: float = Field(
+        0.4, ge=0.0, le=1.0, description="Re-parse: above this share of changed tiles, parse in full."
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from detact_service.core import ScreenParse
 from detact_service.models import ModelUnavailable, backend_modules
+from detact_service.reparse import Changes
 from detact_service.settings import Settings
 
 RGBImage = npt.NDArray[np.uint8]
@@ -47,6 +48,22 @@ class Stage(Protocol):
 
     def model_version(self) -> str | None:
         """A short id of the model behind this stage, or None when it has none."""
+        ...
+
+
+@runtime_checkable
+class ReusingStage(Protocol):
+    """A stage that can reuse its previous run's work on the unchanged parts of a screen (re-parse)."""
+
+    def run_reusing(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        previous: Sequence[object | None],
+        changes: Sequence[Changes | None],
+    ) -> tuple[list[ScreenParse], list[object | None]]:
+        """Like ``run``, given each image's previous memo (or ``None``) and changed tiles (or ``None``);
+        returns the parses and each image's new memo. The parses must equal those of ``run``."""
         ...
 
 

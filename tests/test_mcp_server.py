@@ -141,3 +141,36 @@ def test_mcp_is_not_imported_with_the_package(module: str) -> None:
     code = f"import sys, {module}; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_parse_screen_takes_previous_in_process(tmp_path: Path) -> None:
+    """parse_screen answers a parse_id; with it as previous, a changed screen is re-parsed (MCP SDK's
+    in-process client, real pipeline)."""
+    from detact_service.mcp_server import create_server
+    from detact_service.settings import Settings
+    from tests.render import render_dense_dashboard
+    from tests.test_reparse import HEIGHT, WIDTH, dialog
+
+    before = render_dense_dashboard().image.crop((0, 0, WIDTH, HEIGHT))
+    paths = [tmp_path / "before.png", tmp_path / "after.png"]
+    before.save(paths[0])
+    dialog(before, "Delete 3 invoices?", "Delete").save(paths[1])
+    server = create_server(Settings(device="cpu", profile="fast", relevance_backend="lexical"))
+
+    async def session() -> list[Any]:
+        async with Client(server) as client:
+            first = await client.call_tool("parse_screen", {"image": str(paths[0])})
+            previous = first.structured_content["parse_id"]
+            second = await client.call_tool("parse_screen", {"image": str(paths[1]), "previous": previous})
+            unknown = await client.call_tool("parse_screen", {"image": str(paths[1]), "previous": "gone"})
+            return [first, second, unknown]
+
+    first, second, unknown = asyncio.run(session())
+    assert first.structured_content["parse_id"] and first.structured_content["reparse"] is None
+    info = second.structured_content["reparse"]
+    assert info["previous"] == first.structured_content["parse_id"] and info["reused"]
+    assert 0 < info["text_read"] < info["text_reused"]
+    assert '"Delete"' in second.content[0].text
+    assert unknown.structured_content["reparse"]["reason"] == "previous parse unknown or expired"
+    elements = [(e["type"], e["text"], e["bbox"]) for e in second.structured_content["elements"]]
+    assert elements == [(e["type"], e["text"], e["bbox"]) for e in unknown.structured_content["elements"]]

@@ -25,6 +25,8 @@ import anyio.to_thread
 
 from detact_service.api.errors import ApiError
 from detact_service.core import ScreenParse
+from detact_service.pipeline import Reparsed
+from detact_service.reparse import ParseState
 from detact_service.stages import RGBImage
 
 log = logging.getLogger("detact_service.api")
@@ -38,11 +40,29 @@ class BatchPipeline(Protocol):
     ) -> Sequence[ScreenParse | Exception]: ...
 
 
+class ReparsePipeline(BatchPipeline, Protocol):
+    """A pipeline that also re-parses (:meth:`~detact_service.pipeline.Pipeline.reparse_batch`)."""
+
+    def reparse_batch(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None],
+        *,
+        isolate_errors: bool,
+    ) -> Sequence[Reparsed | Exception]: ...
+
+
+Result = ScreenParse | Reparsed
+
+
 @dataclass(eq=False)
 class _Item:
     image: RGBImage
     task: str | None
-    future: asyncio.Future[ScreenParse]
+    future: asyncio.Future[Result]
+    stateful: bool = False
+    previous: ParseState | None = None
 
 
 @dataclass(eq=False)
@@ -93,8 +113,8 @@ class Batcher:
         self.runs = 0
         """Pipeline calls made so far (for tests and metrics)."""
         self._run_slots: asyncio.Semaphore | None = None
-        self._lanes: dict[int, _Lane] = {}
-        self._pipelines: dict[int, BatchPipeline] = {}
+        self._lanes: dict[tuple[int, bool], _Lane] = {}
+        self._pipelines: dict[tuple[int, bool], BatchPipeline] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -115,14 +135,34 @@ class Batcher:
 
     async def submit(self, pipeline: BatchPipeline, image: RGBImage, task: str | None) -> ScreenParse:
         """Parse ``image`` in a batch with other concurrent requests of the same pipeline."""
+        result = await self._submit(pipeline, image, task, False, None)
+        assert isinstance(result, ScreenParse)
+        return result
+
+    async def submit_reparse(
+        self, pipeline: ReparsePipeline, image: RGBImage, task: str | None, previous: ParseState | None
+    ) -> Reparsed:
+        """Re-parse ``image`` against ``previous`` (or parse it, keeping its state) in a batch."""
+        result = await self._submit(pipeline, image, task, True, previous)
+        assert isinstance(result, Reparsed)
+        return result
+
+    async def _submit(
+        self,
+        pipeline: BatchPipeline,
+        image: RGBImage,
+        task: str | None,
+        stateful: bool,
+        previous: ParseState | None,
+    ) -> Result:
         if self._run_slots is None:
             self._run_slots = asyncio.Semaphore(self.max_in_flight)
-        key = id(pipeline)
+        key = (id(pipeline), stateful)
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = _Lane()
             self._pipelines[key] = pipeline
-        item = _Item(image, task, asyncio.get_running_loop().create_future())
+        item = _Item(image, task, asyncio.get_running_loop().create_future(), stateful, previous)
         lane.items.append(item)
         if len(lane.items) >= self.batch_max_size:
             lane.filled.set()
@@ -130,7 +170,7 @@ class Batcher:
             lane.dispatcher = asyncio.create_task(self._dispatch(key, lane))
         return await item.future
 
-    async def _dispatch(self, key: int, lane: _Lane) -> None:
+    async def _dispatch(self, key: tuple[int, bool], lane: _Lane) -> None:
         """Form batches from ``lane`` while it has items; each runs as its own task."""
         assert self._run_slots is not None
         pipeline = self._pipelines[key]
@@ -167,7 +207,7 @@ class Batcher:
         assert self._run_slots is not None
         self.in_flight += len(batch)
         self.runs += 1
-        results: list[ScreenParse | BaseException]
+        results: list[Result | BaseException]
         try:
             results = await anyio.to_thread.run_sync(_parse_each, pipeline, batch)
         except Exception as exc:
@@ -179,7 +219,11 @@ class Batcher:
         finally:
             self.in_flight -= len(batch)
             self._run_slots.release()
-        parses = [result for result in results if isinstance(result, ScreenParse)]
+        parses = [
+            result.parse if isinstance(result, Reparsed) else result
+            for result in results
+            if isinstance(result, ScreenParse | Reparsed)
+        ]
         if self.observer is not None and parses:
             try:
                 self.observer(parses, len(batch))
@@ -188,13 +232,13 @@ class Batcher:
         for item, result in zip(batch, results, strict=True):
             if item.future.done():
                 continue
-            if isinstance(result, ScreenParse):
+            if isinstance(result, ScreenParse | Reparsed):
                 item.future.set_result(result)
             else:
                 item.future.set_exception(result)
 
 
-def _parse_each(pipeline: BatchPipeline, batch: Sequence[_Item]) -> list[ScreenParse | BaseException]:
+def _parse_each(pipeline: BatchPipeline, batch: Sequence[_Item]) -> list[Result | BaseException]:
     """``parse_batch`` over the batch, then hand freed heap back to the OS."""
     try:
         return _parse_batch_or_each(pipeline, batch)
@@ -227,10 +271,12 @@ def limit_malloc_arenas(arenas: int = 2) -> None:
         ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt(M_ARENA_MAX, arenas)
 
 
-def _parse_batch_or_each(
-    pipeline: BatchPipeline, batch: Sequence[_Item]
-) -> list[ScreenParse | BaseException]:
-    """The batch's parses, or per image the error it raised (:meth:`Pipeline.parse_batch` isolates them)."""
+def _parse_batch_or_each(pipeline: BatchPipeline, batch: Sequence[_Item]) -> list[Result | BaseException]:
+    """The batch's parses (re-parses in a stateful lane), or per image the error it raised
+    (:meth:`Pipeline.parse_batch` isolates them)."""
     images = [item.image for item in batch]
     tasks = [item.task for item in batch]
+    reparse = getattr(pipeline, "reparse_batch", None)
+    if batch and batch[0].stateful and reparse is not None:
+        return list(reparse(images, tasks, [item.previous for item in batch], isolate_errors=True))
     return list(pipeline.parse_batch(images, tasks, isolate_errors=True))

@@ -21,6 +21,12 @@ class ParseRequest(BaseModel):
     max_elements: int | None = Field(
         None, ge=1, description="Keep only the K elements most relevant to the task (ids unchanged)."
     )
+    previous: str | None = Field(
+        None,
+        max_length=64,
+        description="`parse_id` of the previous screenshot of this screen: only what changed is parsed "
+        "again (same result); an unknown or expired id gives a full parse.",
+    )
 
 
 class LocateRequest(BaseModel):

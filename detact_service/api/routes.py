@@ -93,6 +93,10 @@ async def parse(
     max_elements: Annotated[
         int | None, Query(ge=1, description="Keep the K elements most relevant to the task.")
     ] = None,
+    previous: Annotated[
+        str | None,
+        Query(max_length=64, description="parse_id of the previous screenshot: re-parse what changed."),
+    ] = None,
 ) -> ParseResponse:
     """Parse one screenshot; the elements always come back, text renderings and SoM when asked.
 
@@ -110,7 +114,8 @@ async def parse(
                 pipeline = await service.pipeline(profile_name, get_pipeline)
                 task = upload.task if upload.task is not None else task
                 keep = upload.max_elements if upload.max_elements is not None else max_elements
-                response = await service.parse(pipeline, image, task, format_names, keep)
+                before = upload.previous or previous
+                response = await service.parse(pipeline, image, task, format_names, keep, before)
         except TimeoutError:
             limit = settings.request_timeout_s
             raise ApiError(504, "timeout", f"the parse did not finish within {limit:g} s") from None

@@ -17,7 +17,7 @@ from detact_service.api.errors import ApiError
 from detact_service.api.metrics import Metrics
 from detact_service.api.models import ProfileInfo
 from detact_service.formats import parse_formats, select_relevant, to_response
-from detact_service.formats.schema import LocateResponse, ParseResponse
+from detact_service.formats.schema import LocateResponse, ParseResponse, ReparseOut
 from detact_service.io import load_image
 from detact_service.pipeline import (
     PREFERENCE,
@@ -28,6 +28,7 @@ from detact_service.pipeline import (
     default_profile,
     resolve_backend,
 )
+from detact_service.reparse import StateCache
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable
 
@@ -150,6 +151,8 @@ class ParseService:
             warming=lambda: float(self.warming),
         )
         self.batcher.observer = self.metrics.observe_batch
+        self.states = StateCache(settings.reparse_cache_size, settings.reparse_ttl_s)
+        """Recent parses' states by parse id, for ``previous`` (re-parse)."""
 
     async def pipeline(self, profile: str | None, get_pipeline: PipelineGetter | None = None) -> Pipeline:
         """The pipeline of ``profile`` (default when ``None``); 503 when it cannot run here."""
@@ -182,10 +185,34 @@ class ParseService:
         task: str | None,
         formats: tuple[str, ...],
         max_elements: int | None = None,
+        previous: str | None = None,
     ) -> ParseResponse:
-        """Run the pipeline (batched with other requests), keep ``max_elements``, render the formats."""
+        """Run the pipeline (batched with other requests), keep ``max_elements``, render the formats.
+
+        The parse's state is remembered under a new ``parse_id``; with ``previous`` (an earlier one) only
+        what changed is parsed again. An unknown or expired ``previous`` gives a full parse (``reparse``
+        says why): the result is the same either way.
+        """
+        reparse: ReparseOut | None = None
+        parse_id: str | None = None
         try:
-            parse = await self.batcher.submit(pipeline, image, task)
+            if self.settings.reparse_cache_size > 0 and isinstance(pipeline, Pipeline):
+                state = self.states.get(previous) if previous else None
+                result = await self.batcher.submit_reparse(pipeline, image, task, state)
+                parse, parse_id = result.parse, self.states.put(result.state)
+                if previous:
+                    info = result.info
+                    reason = info.reason if state is not None else "previous parse unknown or expired"
+                    reparse = ReparseOut(
+                        previous=previous,
+                        reused=info.reused,
+                        changed=info.changed,
+                        text_reused=info.text_reused,
+                        text_read=info.text_read,
+                        reason=reason,
+                    )
+            else:
+                parse = await self.batcher.submit(pipeline, image, task)
         except StageUnavailable as exc:
             raise ApiError(503, "stage_unavailable", str(exc)) from None
         mark_warm(pipeline)
@@ -195,6 +222,7 @@ class ParseService:
             start = time.perf_counter()
             response = to_response(parse, formats, image)
             response.timings_ms["formats"] = round((time.perf_counter() - start) * 1000.0, 2)
+            response.parse_id, response.reparse = parse_id, reparse
             return response
 
         return await anyio.to_thread.run_sync(render, limiter=self.decode_limiter)

@@ -25,8 +25,9 @@ from detact_service.settings import Settings
 FORM_OVERHEAD = 1024 * 1024
 """Room for multipart framing, form fields and JSON keys on top of the image itself."""
 
-FORM_FIELDS = ("profile", "formats", "task", "max_elements")
+FORM_FIELDS = ("profile", "formats", "task", "max_elements", "previous")
 LOCATE_FIELDS = ("profile", "description")
+MAX_PARSE_ID = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class ParseInput:
     task: str | None = None
     max_elements: int | None = None
     description: str | None = None
+    previous: str | None = None
 
 
 def max_upload_bytes(settings: Settings) -> int:
@@ -140,6 +142,11 @@ async def _read_multipart(request: Request, max_bytes: int, names: tuple[str, ..
     finally:
         await form.close()
     limit = parse_max_elements(fields.pop("max_elements", None))
+    previous = fields.get("previous")
+    if previous is not None and len(previous) > MAX_PARSE_ID:
+        raise ApiError(
+            422, "invalid_request", f"previous must be a parse id of at most {MAX_PARSE_ID} characters"
+        )
     return ParseInput(data=data, max_elements=limit, **fields)
 
 
@@ -186,6 +193,7 @@ async def _read_json(
         task=getattr(payload, "task", None),
         max_elements=getattr(payload, "max_elements", None),
         description=getattr(payload, "description", None),
+        previous=_blank_to_none(getattr(payload, "previous", None)),
     )
 
 

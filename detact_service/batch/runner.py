@@ -103,6 +103,7 @@ def run_batch(
     settings: Settings | None = None,
     plugin: str | None = None,
     progress: bool = False,
+    sequential: bool = False,
 ) -> BatchSummary:
     """Parse every screenshot of ``inputs`` into ``out`` (``.jsonl``, or ``.parquet``), resumably.
 
@@ -112,6 +113,9 @@ def run_batch(
     run stopped at any point and started again finishes the job without duplicates. A ``.parquet``
     output is built at the end from its journal ``OUT.parquet.journal.jsonl``, which is kept for the
     next run. ``plugin`` (``module:function``) is called in every process before its pipeline is built.
+    With ``sequential`` (frames of one screen, e.g. an agent's episode) each image is re-parsed against
+    the one before it in the same worker (only what changed is parsed again; the result is the same) and
+    its ``parse.reparse`` says how; use one worker to keep the whole sequence in order.
     """
     from detact_service.pipeline import check_profile, default_profile
     from detact_service.settings import get_settings
@@ -124,7 +128,9 @@ def run_batch(
     run_plugin(plugin)
     name = profile or default_profile(settings)
     check_profile(name, settings)
-    config = WorkerConfig(settings=settings, profile=name, formats=text_formats(formats), plugin=plugin)
+    config = WorkerConfig(
+        settings=settings, profile=name, formats=text_formats(formats), plugin=plugin, sequential=sequential
+    )
     items = collect_items(inputs, layout)
     journal_path, parquet_path = output_paths(Path(out))
 

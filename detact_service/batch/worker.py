@@ -16,6 +16,8 @@ from typing import Any
 from detact_service.batch.inputs import BatchItem
 from detact_service.batch.journal import dump_line
 from detact_service.core import ScreenParse
+from detact_service.formats.schema import ReparseOut
+from detact_service.reparse import ParseState
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage
 
@@ -30,6 +32,8 @@ class WorkerConfig:
     profile: str
     formats: tuple[str, ...] = ()
     plugin: str | None = None
+    sequential: bool = False
+    """Re-parse each image against the one before it (frames of one screen: only what changed is parsed)."""
 
 
 def run_plugin(plugin: str | None) -> None:
@@ -66,6 +70,8 @@ class ParseWorker:
         run_plugin(config.plugin)
         self.config = config
         self.pipeline = get_pipeline(config.settings, config.profile)
+        self.previous: tuple[str, ParseState] | None = None
+        """With ``sequential``: the path and state of the last image this worker parsed."""
 
     def __call__(self, items: Sequence[BatchItem]) -> list[str]:
         """Parse ``items`` (one pipeline run for the good ones); one JSON line per item, in order."""
@@ -87,8 +93,12 @@ class ParseWorker:
                 records[index] = error_record(item, digest, exc.code, str(exc))
                 continue
             good.append((index, image, digest))
-        parses = self._parse([image for _, image, _ in good], [items[index].task for index, _, _ in good])
-        for (index, _, digest), parsed in zip(good, parses, strict=True):
+        images, tasks = [image for _, image, _ in good], [items[index].task for index, _, _ in good]
+        if self.config.sequential:
+            parses = self._reparse(images, tasks, [items[index].path for index, _, _ in good])
+        else:
+            parses = [(parsed, None) for parsed in self._parse(images, tasks)]
+        for (index, _, digest), (parsed, reparse) in zip(good, parses, strict=True):
             item = items[index]
             if isinstance(parsed, Exception):
                 message = f"{type(parsed).__name__}: {parsed}"
@@ -99,7 +109,7 @@ class ParseWorker:
                     "sha256": digest,
                     "task": item.task,
                     "error": None,
-                    "parse": self._render(parsed),
+                    "parse": self._render(parsed, reparse),
                 }
         return [dump_line(record) for record in records if record is not None]
 
@@ -109,7 +119,38 @@ class ParseWorker:
             return []
         return self.pipeline.parse_batch(images, tasks, isolate_errors=True)
 
-    def _render(self, parse: ScreenParse) -> dict[str, Any]:
+    def _reparse(
+        self, images: list[RGBImage], tasks: list[str | None], paths: list[str]
+    ) -> list[tuple[ScreenParse | Exception, ReparseOut | None]]:
+        """Each image re-parsed against the image before it (in order), with how that went."""
+        out: list[tuple[ScreenParse | Exception, ReparseOut | None]] = []
+        for image, task, path in zip(images, tasks, paths, strict=True):
+            before = self.previous
+            (result,) = self.pipeline.reparse_batch(
+                [image], [task], [before[1] if before else None], isolate_errors=True
+            )
+            if isinstance(result, Exception):
+                self.previous = None
+                out.append((result, None))
+                continue
+            self.previous = (path, result.state)
+            info = result.info
+            reparse = None
+            if before is not None:
+                reparse = ReparseOut(
+                    previous=before[0],
+                    reused=info.reused,
+                    changed=info.changed,
+                    text_reused=info.text_reused,
+                    text_read=info.text_read,
+                    reason=info.reason,
+                )
+            out.append((result.parse, reparse))
+        return out
+
+    def _render(self, parse: ScreenParse, reparse: ReparseOut | None = None) -> dict[str, Any]:
         from detact_service.formats import to_response
 
-        return to_response(parse, ("json", *self.config.formats)).model_dump(mode="json")
+        response = to_response(parse, ("json", *self.config.formats))
+        response.reparse = reparse
+        return response.model_dump(mode="json")

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.reparse import Changes
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage
 
@@ -39,16 +40,39 @@ class OcrStage(Backend):
         """Text lines of one RGB image."""
         raise NotImplementedError
 
+    def read_reusing(
+        self, image: RGBImage, previous: object | None, changes: Changes | None
+    ) -> tuple[list[TextLine], object | None]:
+        """Text lines of one image, reusing ``previous`` (this engine's memo of the last screenshot) where
+        ``changes`` says the pixels are the same; and the memo of this read. Here: a full read, no memo."""
+        return self.read(image), None
+
     def model_version(self) -> str | None:
         return None
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        out = []
-        for image, parse in zip(images, parses, strict=True):
-            lines = self.read(image)
-            elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr.min_score)
-            out.append(parse.with_elements([*parse.elements, *elements]))
-        return out
+        return [
+            self._amend(image, parse, self.read(image)) for image, parse in zip(images, parses, strict=True)
+        ]
+
+    def run_reusing(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        previous: Sequence[object | None],
+        changes: Sequence[Changes | None],
+    ) -> tuple[list[ScreenParse], list[object | None]]:
+        """``run``, reading each image with :meth:`read_reusing`."""
+        out, memos = [], []
+        for image, parse, memo, change in zip(images, parses, previous, changes, strict=True):
+            lines, new_memo = self.read_reusing(image, memo, change)
+            out.append(self._amend(image, parse, lines))
+            memos.append(new_memo)
+        return out, memos
+
+    def _amend(self, image: RGBImage, parse: ScreenParse, lines: Sequence[TextLine]) -> ScreenParse:
+        elements = lines_to_elements(lines, image.shape[1], image.shape[0], self.settings.ocr.min_score)
+        return parse.with_elements([*parse.elements, *elements])
 
 
 def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:

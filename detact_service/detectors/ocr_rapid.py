@@ -16,8 +16,10 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
 3. Each detected line is split at wide blank gaps and colour changes of its ink (menu bars, links:
    :func:`~detact_service.detectors.ocr_base.ink_spans`) *before* recognition, so every crop is read once
    (the old backend read a split line whole and then again piece by piece).
-4. Recognition of all crops sorted by width, batched so a batch's crops have similar widths (little
-   padding), CTC greedy decoding in NumPy.
+4. Recognition of all crops sorted by width, each padded to the next rung of a geometric width ladder
+   (:func:`rec_bucket`, at most 15% padding) and batched only with crops of its rung, so a crop's text
+   depends on its pixels alone (what lets a re-parse read only the changed crops); CTC greedy decoding
+   in NumPy.
 5. ONNX Runtime sessions with full graph optimisation, ``DETACT_OCR__THREADS`` intra-op threads (0 = the
    cores this process may use) that do not spin while idle, and one inter-op thread.
 """
@@ -39,6 +41,7 @@ import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
 from detact_service.models import resolve_device
+from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
 
@@ -47,7 +50,18 @@ REC_HEIGHT = 48
 REC_MIN_WIDTH = 0  # PaddleOCR pads every batch to at least 320 px: measured no better here, only slower
 REC_BATCH = 16  # crops per recognition call at most
 TIGHT_CROPS = True
-REC_WIDTH_SPREAD = 1.5  # a batch's widest crop is at most this many times its narrowest (less padding)
+REC_BUCKET_RATIO = 1.15  # crops are padded to the next width of a geometric ladder (16 px, x1.15, ...)
+
+
+def rec_bucket(width: int) -> int:
+    """The padded width of a crop resized to ``width``: the next rung of a geometric ladder (multiple of 8).
+
+    A crop is batched only with crops of its rung, so its model input (its pixels, zero padding to the
+    rung) and hence its text do not depend on the other crops of the screen: a re-parse that reads only
+    the changed crops reads them as a full parse does.
+    """
+    steps = math.ceil(math.log(max(width, 16) / 16, REC_BUCKET_RATIO) - 1e-9)
+    return max(8 * math.ceil(16 * REC_BUCKET_RATIO**steps / 8), 8 * math.ceil(width / 8))
 
 
 @dataclass(frozen=True)
@@ -194,16 +208,11 @@ class PaddleOcrEngine:
             h, w = crop.shape[:2]
             new_w = max(1, min(math.ceil(REC_HEIGHT * w / max(h, 1)), 48 * REC_HEIGHT))
             resized.append(cv2.resize(crop, (new_w, REC_HEIGHT), interpolation=cv2.INTER_LINEAR))
-        order = sorted(range(len(crops)), key=lambda i: resized[i].shape[1])
+        rungs = [max(rec_bucket(image.shape[1]), REC_MIN_WIDTH) for image in resized]
+        order = sorted(range(len(crops)), key=lambda i: (rungs[i], i))
         batches: list[list[int]] = []
         for i in order:
-            width = resized[i].shape[1]
-            if (
-                batches
-                and len(batches[-1]) < REC_BATCH
-                and max(width, REC_MIN_WIDTH)
-                <= REC_WIDTH_SPREAD * max(resized[batches[-1][0]].shape[1], REC_MIN_WIDTH)
-            ):
+            if batches and len(batches[-1]) < REC_BATCH and rungs[batches[-1][0]] == rungs[i]:
                 batches[-1].append(i)
             else:
                 batches.append([i])
@@ -212,7 +221,7 @@ class PaddleOcrEngine:
         name = self.rec.get_inputs()[0].name
         for batch in batches:
             start = time.perf_counter()
-            width = max(REC_MIN_WIDTH, max(resized[i].shape[1] for i in batch))
+            width = rungs[batch[0]]
             blob = np.zeros((len(batch), 3, REC_HEIGHT, width), dtype=np.float32)
             for row, i in enumerate(batch):
                 image = resized[i]
@@ -271,14 +280,65 @@ class RapidOCRStage(OcrStage):
         )
 
     def read(self, image: RGBImage) -> list[TextLine]:
+        return self._read(image, None, None, memo=False)[0]
+
+    def read_reusing(
+        self, image: RGBImage, previous: object | None, changes: Changes | None
+    ) -> tuple[list[TextLine], TextMemo]:
+        """Detect on the whole image; recognise only the crops ``previous`` (a :class:`TextMemo`) did not
+        read with the same pixels at the same place, and take its text for the others (a crop's text
+        depends on its pixels alone: :func:`rec_bucket`)."""
+        lines, memo = self._read(image, previous, changes, memo=True)
+        assert memo is not None
+        return lines, memo
+
+    def _read(
+        self, image: RGBImage, previous: object | None, changes: Changes | None, *, memo: bool
+    ) -> tuple[list[TextLine], TextMemo | None]:
         profile = OcrProfile()
         engine = self._engine()
         bgr = np.ascontiguousarray(image[..., ::-1])
         quads = engine.detect(bgr, self.settings.ocr.det_max_side, profile)
         start = time.perf_counter()
+        boxes, line_quads = self._crops(image, quads)
+        profile.split_ms += (time.perf_counter() - start) * 1000
+        profile.lines, profile.crops = len(quads), len(boxes)
+        prints = box_fingerprints(image, boxes) if memo else np.zeros(len(boxes), dtype=np.uint64)
+        same = np.full(len(boxes), -1, dtype=np.int64)
+        reuse = isinstance(previous, TextMemo) and changes is not None and previous.size == image.shape[:2]
+        if reuse and isinstance(previous, TextMemo) and changes is not None:
+            same = previous.match(boxes, prints, changes)
+        todo = np.flatnonzero(same < 0)
+        read = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes[todo]], profile)
+        words = np.full(len(boxes), "", dtype=object)
+        scores = np.zeros(len(boxes), dtype=np.float64)
+        copied = np.flatnonzero(same >= 0)
+        if isinstance(previous, TextMemo) and len(copied):
+            words[copied] = np.asarray(previous.texts, dtype=object)[same[copied]]
+            scores[copied] = previous.scores[same[copied]]
+        if len(todo):
+            words[todo] = [text for text, _ in read]
+            scores[todo] = [score for _, score in read]
+        lines: list[TextLine] = [
+            (quad, str(text), float(score))
+            for quad, text, score in zip(line_quads, words, scores, strict=True)
+        ]
+        self.last_profile = profile
+        if not memo:
+            return lines, None
+        texts = tuple(str(w) for w in words)
+        size = (image.shape[0], image.shape[1])
+        return lines, TextMemo(boxes, prints, texts, scores, size=size, reused=len(copied))
+
+    @staticmethod
+    def _crops(
+        image: RGBImage, quads: Sequence[npt.NDArray[np.float64]]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The recognition crops of detected lines (a line split into items at wide gaps and colour
+        changes: :func:`ink_spans`) and each crop's quad (the detected one when the line is not split)."""
         height, width = image.shape[:2]
         boxes: list[tuple[int, int, int, int]] = []
-        whole: list[npt.NDArray[np.float64] | None] = []  # the detected quad when the line is not split
+        line_quads: list[npt.NDArray[np.float64]] = []
         for quad in quads:
             spans = ink_spans(image, quad)
             x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
@@ -288,20 +348,13 @@ class RapidOCRStage(OcrStage):
             if len(spans) < 2:  # read the ink's extent: less blank to pay for in recognition
                 a, b = spans[0] if TIGHT_CROPS else (int(x1), int(x2))
                 boxes.append((a, int(y1), b, int(y2)))
-                whole.append(quad)
+                line_quads.append(np.asarray(quad, dtype=np.float64))
             else:
-                boxes.extend((a, int(y1), b, int(y2)) for a, b in spans)
-                whole.extend([None] * len(spans))
-        profile.split_ms += (time.perf_counter() - start) * 1000
-        profile.lines, profile.crops = len(quads), len(boxes)
-        texts = engine.recognise([bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes], profile)
-        lines: list[TextLine] = []
-        for (x1, y1, x2, y2), detected, (text, score) in zip(boxes, whole, texts, strict=True):
-            if detected is None:
-                detected = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-            lines.append((detected, text, score))
-        self.last_profile = profile
-        return lines
+                for a, b in spans:
+                    boxes.append((a, int(y1), b, int(y2)))
+                    line_quads.append(np.asarray([[a, y1], [b, y1], [b, y2], [a, y2]], dtype=np.float64))
+        box_array = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+        return box_array, np.asarray(line_quads, dtype=np.float64).reshape(-1, 4, 2)
 
     def model_version(self) -> str | None:
         return self.models().version

@@ -60,6 +60,21 @@ class TextOut(_Model):
     detact: str | None = None
 
 
+class ReparseOut(_Model):
+    """How a parse used the ``previous`` parse it was given."""
+
+    previous: str = Field(..., description="The parse id the request named.")
+    reused: bool = Field(
+        ..., description="Whether its work was reused; false: a full parse (see `reason`), same result."
+    )
+    changed: float | None = Field(None, description="Share of the screen's 64 px tiles that changed.")
+    text_reused: int = Field(0, description="Text crops whose reading was reused.")
+    text_read: int = Field(0, description="Text crops read again.")
+    reason: str | None = Field(
+        None, description="Why nothing was reused: unknown or expired id, size or profile changed, ..."
+    )
+
+
 class ParseResponse(_Model):
     """A parsed screenshot."""
 
@@ -72,6 +87,12 @@ class ParseResponse(_Model):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)
     task: str | None = None
+    parse_id: str | None = Field(
+        None,
+        description="Id of this parse: send it as `previous` with the next screenshot of the same screen "
+        "to re-parse only what changed (the server keeps it a while); null where nothing is kept.",
+    )
+    reparse: ReparseOut | None = Field(None, description="How `previous` was used; null without one.")
 
 
 class LocatedOut(_Model):

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import COLOR_NAMES, Element, ElementType, ScreenParse
+from detact_service.reparse import BoxMemo, Changes
 from detact_service.stages import Backend, RGBImage, register
 
 INK_TYPES = frozenset({ElementType.TEXT, ElementType.LINK, ElementType.ICON})
@@ -110,3 +111,30 @@ class ColorStage(Backend):
             parse.with_elements(e.replace(color=element_color(image, e)) for e in parse.elements)
             for image, parse in zip(images, parses, strict=True)
         ]
+
+    def run_reusing(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        previous: Sequence[object | None],
+        changes: Sequence[Changes | None],
+    ) -> tuple[list[ScreenParse], list[object | None]]:
+        """``run``, taking the previous colour of an element with the same box and kind on unchanged
+        tiles (a colour depends on the pixels inside the box and on whether it is the ink's)."""
+        out: list[ScreenParse] = []
+        memos: list[object | None] = []
+        for image, parse, memo, change in zip(images, parses, previous, changes, strict=True):
+            boxes = parse.boxes()
+            kinds = np.asarray([e.type in INK_TYPES for e in parse.elements], dtype=np.int64)
+            same = np.full(len(boxes), -1, dtype=np.int64)
+            if isinstance(memo, BoxMemo) and change is not None:
+                same = memo.match(boxes, kinds, change)
+            old = memo.values if isinstance(memo, BoxMemo) else ()
+            colors = [
+                old[j] if j >= 0 else element_color(image, e)
+                for e, j in zip(parse.elements, same.tolist(), strict=True)
+            ]
+            coloured = (e.replace(color=c) for e, c in zip(parse.elements, colors, strict=True))
+            out.append(parse.with_elements(coloured))
+            memos.append(BoxMemo(boxes, kinds, tuple(colors), reused=int((same >= 0).sum())))
+        return out, memos

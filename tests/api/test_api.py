@@ -161,7 +161,7 @@ def assert_error(response: httpx.Response, status: int, code: str | None = None)
     return error
 
 
-def assert_valid_parse(body: dict[str, Any], width: int, height: int, profile: str = "fast") -> None:
+def assert_valid_parse(body: dict[str, Any], width: int, height: int, profile: str = "full") -> None:
     assert body["image"] == {"width": width, "height": height}
     ids = [e["id"] for e in body["elements"]]
     assert len(ids) == len(set(ids))
@@ -235,7 +235,7 @@ def test_ready_after_a_parse(client: httpx.Client, form_png: bytes) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["ready"] is True and body["profile"] == "fast" and body["missing"] == []
+    assert body["ready"] is True and body["profile"] == "full" and body["missing"] == []
 
 
 @pytest.mark.parametrize("mode", ["P", "I;16", "RGBA", "CMYK", "LA", "1"])
@@ -416,7 +416,7 @@ def test_healthz(client: httpx.Client) -> None:
 def test_version(client: httpx.Client, strict: httpx.Client) -> None:
     body = client.get("/version").json()
     assert body["version"] == __version__
-    assert body["default_profile"] == "fast"
+    assert body["default_profile"] == "full"  # the detector and the reader both ship
     assert "detact" in body["available_profiles"]
     assert {p["name"] for p in body["profiles"]} == set(PROFILES)
     assert {"rapidocr", "easyocr"} <= set(body["backends"]["text"])

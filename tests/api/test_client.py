@@ -131,7 +131,7 @@ def test_the_real_default_pipeline_through_the_client_with_concurrent_requests()
         full, crop, crop_array = asyncio.run(main())
         runs = app.state.service.batcher.runs
     assert runs < 3
-    assert full.image.width == 380 and full.models["profile"] == "fast" and full.task == "submit"
+    assert full.image.width == 380 and full.models["profile"] == "full" and full.task == "submit"
     assert full.text is not None and full.text.caap and 'text: "Submit"' in full.text.caap
     assert crop.image.width == 380 and crop.image.height == 160
     assert crop_array.text is not None and crop_array.text.detact

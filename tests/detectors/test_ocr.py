@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from detact_service.core import ElementType, ScreenParse
+from detact_service.detectors.ocr_rapid import OcrProfile
 from detact_service.settings import Settings
 from detact_service.stages import create_stage
 from tests.render import ScreenPainter, render_form
@@ -94,7 +95,25 @@ def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> 
     assert (profile.lines, profile.crops, profile.reread_crops) == (2, 5, 0)
     assert len(parse.elements) == 5
     assert calls.calls == {"PP-OCRv6_det_small.onnx": 1, "PP-OCRv6_rec_small.onnx": profile.rec_calls}
-    assert profile.rec_calls <= 2  # batched by width: the four menu words together
+    # batched by width rung (a crop's reading must not depend on its batch): one call per rung here
+    assert profile.rec_calls == len(set(profile.rec_widths)) <= 5
+
+
+def test_a_crop_reads_the_same_alone_or_with_the_whole_screen() -> None:
+    """Recognition pads each crop to its width rung and batches only crops of one rung, so reading a few
+    crops again (a re-parse) gives exactly what reading them among all the others gave."""
+    image = np.asarray(render_form(1400, 1000).image)
+    read(image)
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    engine = stage._engine()  # type: ignore[attr-defined]
+    bgr = np.ascontiguousarray(image[..., ::-1])
+    quads = engine.detect(bgr, 1280, OcrProfile())
+    boxes, _ = stage._crops(image, quads)  # type: ignore[attr-defined]
+    crops = [bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes]
+    together = engine.recognise(crops, OcrProfile())
+    alone = [engine.recognise([crop], OcrProfile())[0] for crop in crops[::3]]
+    assert [text for text, _ in alone] == [text for text, _ in together[::3]]
+    assert np.allclose([s for _, s in alone], [s for _, s in together[::3]], atol=1e-5)
 
 
 def test_detection_runs_at_the_capped_long_side_and_small_screens_are_enlarged() -> None:

@@ -94,7 +94,7 @@ def test_detector_decodes_boxes_into_image_pixels_with_nms(settings: Settings) -
 def test_profiles_needing_the_detector_follow_the_manifest(settings: Settings, tmp_path: Path) -> None:
     # a detector alone makes `fast` available; `full` also needs the attribute model
     assert available_profiles(settings) == ["fast", "detact"]
-    with pytest.raises(ProfileUnavailable, match="attribute model"):
+    with pytest.raises(ProfileUnavailable, match=r"no attributes model named .ui-reader."):
         check_profile("full", settings)
     empty = Settings(models_dir=tmp_path / "nothing")
     assert available_profiles(empty) == ["detact"]

@@ -101,7 +101,18 @@ def test_detact_marks_empty_sections() -> None:
 
 def test_public_json_has_the_documented_shape(parse: ScreenParse) -> None:
     body = json.loads(to_public(parse).model_dump_json())
-    assert set(body) == {"image", "elements", "text", "som_png_base64", "timings_ms", "models", "task"}
+    assert set(body) == {
+        "image",
+        "elements",
+        "text",
+        "som_png_base64",
+        "timings_ms",
+        "models",
+        "task",
+        "parse_id",
+        "reparse",
+    }
+    assert body["parse_id"] is None and body["reparse"] is None  # the API fills them in
     assert body["image"] == {"width": WIDTH, "height": HEIGHT}
     assert body["text"] == {"caap": None, "detact": None}
     assert body["som_png_base64"] is None

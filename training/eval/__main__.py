@@ -1,5 +1,5 @@
 """``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``,
-``python -m training.eval detector|attributes [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
+``python -m training.eval detector|attributes|reader [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
 ``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]`` and
 ``python -m training.eval phone [--split val] [--methods detector,fast,detact] [--limit N]``."""
 
@@ -22,7 +22,11 @@ def main() -> None:
     locate.add_argument("--cache", type=Path, default=None, help="parse cache (default data/locate-eval)")
     locate.add_argument("--backends", default="minilm,lexical", help="comma list of minilm, lexical")
     locate.add_argument("--verbose", action="store_true", help="print every wrong answer")
-    for name, what in (("detector", "the detector"), ("attributes", "the attribute model")):
+    for name, what in (
+        ("detector", "the detector"),
+        ("attributes", "the attribute model"),
+        ("reader", "the type and state reader"),
+    ):
         sub_parser = sub.add_parser(name, help=f"{what} on held-out screens and MiniWoB++ (seeds 1000-1099)")
         sub_parser.add_argument(
             "--data", type=Path, default=None, help="rendered / prepared folder (test split)"
@@ -54,11 +58,13 @@ def main() -> None:
             )
         )
         return
-    if args.command in ("detector", "attributes"):
+    if args.command in ("detector", "attributes", "reader"):
         from detact_service.settings import get_settings
 
         if args.command == "detector":
             from training.eval import detector as model_eval
+        elif args.command == "reader":
+            from training.eval import reader as model_eval  # type: ignore[no-redef]
         else:
             from training.eval import attributes as model_eval  # type: ignore[no-redef]
         first, _, last = args.seeds.partition("-")

@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--lr", type=float, default=1e-3)
     train.add_argument("--resume", action="store_true")
     train.add_argument("--threads", type=int, default=2)
+    train.add_argument("--cosine", action="store_true", help="decay the learning rate over the budget")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path)
     export.add_argument("--data", type=Path, required=True, help="the prepared folder (its geometry.json)")
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             max_steps=args.max_steps,
             resume=args.resume,
             threads=args.threads,
+            cosine=args.cosine,
         )
         print(json.dumps({"type_accuracy": best.type_accuracy, "states": best.state_accuracy}))
     else:

@@ -4,7 +4,8 @@ Steps: :func:`cache_features` runs the frozen trunk over every view of a split o
 to the views); :func:`train` trains the top with batches balanced over (type, state) pairs, so rare pairs
 (a checked toggle, a disabled tab) recur. Every ``eval_every`` steps it scores the val split, writes the
 metrics per type and per state (``metrics.jsonl``), and keeps ``last.pt`` and ``best.pt`` (by val type
-accuracy + mean state accuracy). ``--hours`` bounds the run; ``--resume`` continues from ``last.pt``.
+accuracy + mean state accuracy). ``--hours`` bounds the run; ``--resume`` continues from ``last.pt`` (at
+``--lr``); ``--cosine`` decays the learning rate to zero by the end of the time budget (or ``--max-steps``).
 
     python -m training.reader train data/reader --out runs/reader/r1 --hours 0.5
 """
@@ -12,6 +13,7 @@ accuracy + mean state accuracy). ``--hours`` bounds the run; ``--resume`` contin
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -129,6 +131,7 @@ def train(
     pretrained: bool = True,
     threads: int = 2,
     seed: int = 0,
+    cosine: bool = False,
 ) -> Scores:
     """Train the top on ``data/{train,val}.npz``; returns the best val scores."""
     torch.set_num_threads(threads)
@@ -145,14 +148,23 @@ def train(
         top.load_state_dict(state["top"])
         optimizer.load_state_dict(state["optimizer"])
         step, best = state["step"], state["best"]
+        for group in optimizer.param_groups:
+            group["lr"] = lr
     weights = sample_weights(train_views, power)
     rng = np.random.default_rng(seed + step)
     type_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
     state_loss = nn.BCEWithLogitsLoss(reduction="none")
-    deadline = time.monotonic() + hours * 3600
+    started = time.monotonic()
+    deadline = started + hours * 3600
     best_scores = None
     top.train()
     while time.monotonic() < deadline and (max_steps is None or step < max_steps):
+        if cosine:
+            done = (time.monotonic() - started) / max(deadline - started, 1e-9)
+            if max_steps is not None:
+                done = max(done, step / max_steps)
+            for group in optimizer.param_groups:
+                group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
         index = rng.choice(len(train_views), size=batch, p=weights)
         features = torch.from_numpy(train_features[index].astype(np.float32))
         boxes = torch.from_numpy(train_views.features[index])
@@ -174,7 +186,8 @@ def train(
             with (out / "metrics.jsonl").open("a") as handle:
                 handle.write(json.dumps(record) + "\n")
             print(
-                f"step {step} loss {float(loss):.3f} val type {val.type_accuracy:.3f} {val.state_accuracy}",
+                f"step {step} loss {float(loss.detach()):.3f} val type {val.type_accuracy:.3f}",
+                val.state_accuracy,
                 flush=True,
             )
             if val.objective > best:

@@ -1,0 +1,174 @@
+"""The CPU reader: its views are what it was trained on, and the shipped model reads a rendered page right."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.settings import Settings
+from detact_service.stages import StageUnavailable
+from detact_service.understanding.reader import (
+    APPLIES,
+    STATES,
+    TYPES,
+    ReaderAttributeStage,
+    Reading,
+    apply_reading,
+)
+from detact_service.understanding.semimask import (
+    OUTLINE,
+    ViewGeometry,
+    box_features,
+    context_windows,
+    reader_views,
+)
+from tests.browser import chromium
+
+PAGE = """<!doctype html><html><body style="font: 15px sans-serif; margin: 40px; background: #fff">
+<div style="display: flex; border-bottom: 1px solid #ccc; margin-bottom: 30px">
+  <div id="tab-home" style="padding: 10px 22px; border-bottom: 3px solid #1a73e8; color: #1a73e8;
+       font-weight: 600">Overview</div>
+  <div id="tab-other" style="padding: 10px 22px; color: #555">Activity</div>
+  <div style="padding: 10px 22px; color: #555">Billing</div>
+</div>
+<p><label><input id="on" type="checkbox" checked style="width: 18px; height: 18px">
+  Email me the news</label></p>
+<p><label><input id="off" type="checkbox" style="width: 18px; height: 18px"> Share my profile</label></p>
+<p style="margin-top: 30px">
+  <button id="save" style="font: 15px sans-serif; padding: 8px 24px">Save changes</button>
+  <button id="gone" disabled style="font: 15px sans-serif; padding: 8px 24px">Delete account</button>
+</p>
+<p style="margin-top: 30px"><input id="name" type="text" placeholder="Your name" style="font: 15px sans-serif;
+   padding: 6px; width: 260px"></p>
+</body></html>"""
+IDS = ("tab-home", "tab-other", "on", "off", "save", "gone", "name")
+Page = tuple[np.ndarray, dict[str, tuple[int, int, int, int]]]
+
+
+def test_views_batch_the_semimask_the_model_was_trained_on() -> None:
+    rng = np.random.default_rng(3)
+    screen = rng.integers(40, 255, size=(800, 1280, 3), dtype=np.uint8)
+    boxes = np.array([[100, 100, 200, 140], [0, 0, 30, 30], [1200, 700, 1280, 800], [400, 300, 1000, 360]])
+    geometry = ViewGeometry(size=64, context=3.0, min_window=64, max_window=1024)
+    views = reader_views(screen, boxes, geometry)
+    assert views.shape == (4, 64, 64, 3) and views.dtype == np.uint8
+    windows = context_windows(boxes, 1280, 800, geometry)
+    assert (windows[:, :2] <= boxes[:, :2]).all() and (windows[:, 2:] >= boxes[:, 2:]).all()
+    assert (windows >= 0).all() and (windows[:, 2] <= 1280).all() and (windows[:, 3] <= 800).all()
+    # the first box sits in the middle of its 300 x 300 window: its centre is kept, the corner darkened
+    centre = views[0, 30:34, 30:34].astype(int)
+    corner = views[0, :4, :4].astype(int)
+    assert centre.mean() > 0.9 * screen[110:130, 140:160].mean() - 5
+    assert corner.mean() < 0.5 * screen.mean()
+    assert (views[0] == OUTLINE).all(axis=-1).sum() > 50  # the outline ring
+    # one view alone is the same as in the batch
+    assert np.array_equal(reader_views(screen, boxes[1:2], geometry)[0], views[1])
+    features = box_features(boxes, 1280, 800)
+    assert features.shape == (4, 3) and np.isclose(features[0, 2], np.log(100 / 40) / 3)
+
+
+def test_geometry_comes_from_the_manifest_entry_with_defaults() -> None:
+    geometry = ViewGeometry.from_mapping({"size": 80, "context": 2.5, "unknown": 1})
+    assert geometry.size == 80 and geometry.context == 2.5 and geometry.max_window == ViewGeometry.max_window
+    assert ViewGeometry.from_mapping(None) == ViewGeometry()
+
+
+def test_states_apply_only_to_their_types() -> None:
+    checked, selected = STATES.index("checked"), STATES.index("selected")
+    assert APPLIES[TYPES.index(ElementType.CHECKBOX), checked]
+    assert not APPLIES[TYPES.index(ElementType.BUTTON), checked]
+    assert APPLIES[TYPES.index(ElementType.TAB), selected]
+    assert not APPLIES[TYPES.index(ElementType.TEXT), STATES.index("disabled")]
+
+
+@pytest.fixture(scope="module")
+def stage() -> ReaderAttributeStage:
+    settings = Settings()
+    try:
+        return ReaderAttributeStage(settings)
+    except StageUnavailable as exc:
+        pytest.fail(f"the shipped reader is missing: {exc}")
+
+
+@pytest.fixture(scope="module")
+def page() -> Page:
+    """The page's screenshot and the box of each element (CSS pixels at device scale 1)."""
+    with chromium(size=(1280, 800)) as browser:
+        browser.get("data:text/html;charset=utf-8," + PAGE.replace("#", "%23"))
+        shot = np.asarray(Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB"))
+        boxes = {}
+        for element_id in IDS:
+            rect = browser.execute_script(
+                "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                "return [r.left, r.top, r.right, r.bottom];",
+                element_id,
+            )
+            boxes[element_id] = tuple(round(v) for v in rect)
+    return shot, boxes
+
+
+def read_page(stage: ReaderAttributeStage, page: Page) -> dict[str, Element]:
+    """The reader's answer for each element of the page, by id (the boxes given, types hidden)."""
+    image, boxes = page
+    elements = [Element(boxes[i], ElementType.TEXT, id=n, source="test") for n, i in enumerate(IDS)]
+    parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=elements)
+    return {i: e for i, e in zip(IDS, stage.run([image], [parse])[0].elements, strict=True)}
+
+
+def test_shipped_reader_reads_checkboxes_buttons_and_inputs_of_a_rendered_page(
+    stage: ReaderAttributeStage, page: Page
+) -> None:
+    read = read_page(stage, page)
+    assert read["on"].type is ElementType.CHECKBOX and read["on"].state.checked is True
+    assert read["off"].type is ElementType.CHECKBOX and read["off"].state.checked is False
+    assert read["save"].type is ElementType.BUTTON and read["save"].state.disabled is False
+    assert read["gone"].type is ElementType.BUTTON
+    assert read["name"].type is ElementType.INPUT
+    # states that do not apply stay unknown, and every element is tagged as read
+    assert read["save"].state.checked is None and read["name"].state.selected is None
+    assert all(e.source.endswith("+reader") for e in read.values())
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 20: ui-reader r1 reads this underlined tab strip as buttons (tab recall 0.46)"
+)
+def test_shipped_reader_reads_a_selected_tab(stage: ReaderAttributeStage, page: Page) -> None:
+    read = read_page(stage, page)
+    assert read["tab-home"].type is ElementType.TAB and read["tab-home"].state.selected is True
+    assert read["tab-other"].type is ElementType.TAB and read["tab-other"].state.selected is False
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 20: ui-reader r1 misses Chromium's default disabled button (p = 0.2)"
+)
+def test_shipped_reader_reads_a_disabled_button(stage: ReaderAttributeStage, page: Page) -> None:
+    read = read_page(stage, page)
+    assert read["gone"].state.disabled is True
+
+
+def test_a_marked_checkbox_stays_one_unless_the_reader_is_sure() -> None:
+    marked = Element(
+        (10, 10, 40, 40), ElementType.CHECKBOX, state=ElementState(checked=True), source="detector"
+    )
+    plain = Element((50, 10, 90, 40), ElementType.TEXT, text="Go", source="ocr")
+    button, checkbox = TYPES.index(ElementType.BUTTON), TYPES.index(ElementType.CHECKBOX)
+    states = np.array([[0.1, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.9]], dtype=np.float32)
+
+    def reading(types: list[int], confidence: list[float]) -> Reading:
+        return Reading(np.array(types), np.array(confidence, dtype=np.float32), states)
+
+    kept, retyped = apply_reading([marked, plain], reading([button, button], [0.7, 0.7]), 0.0)
+    assert kept.type is ElementType.CHECKBOX and kept.state.checked is True  # the mark's fill, not p = 0.1
+    assert (
+        retyped.type is ElementType.BUTTON
+        and retyped.state.disabled is True
+        and retyped.state.checked is None
+    )
+    overruled, _ = apply_reading([marked, plain], reading([button, checkbox], [0.95, 0.7]), 0.0)
+    assert overruled.type is ElementType.BUTTON and overruled.state.checked is None
+    unsure, _ = apply_reading([marked, plain], reading([button, button], [0.3, 0.3]), 0.5)
+    assert unsure is marked
