@@ -24,7 +24,6 @@ from training.icons.sources import ICON_SETS, SRC_DIR, IconSet, glyph_files, mea
 RENDER_SIZE = 128
 MASK_SIZE = 64
 GLYPH_DIR = Path("data/icons/glyphs")
-PYLIB = Path("data/pylib")  # cairosvg installed with ``pip install --target data/pylib cairosvg``
 
 
 def square_mask(ink: npt.NDArray[np.floating], size: int = MASK_SIZE) -> npt.NDArray[np.uint8] | None:
@@ -107,8 +106,6 @@ def render_svg_set(
 
 def render_all(out_dir: Path = GLYPH_DIR, src_dir: Path = SRC_DIR, only: list[str] | None = None) -> None:
     """Render each set (or those in ``only``) into ``out_dir/<set>.npz``."""
-    if str(PYLIB.resolve()) not in sys.path:
-        sys.path.append(str(PYLIB.resolve()))
     out_dir.mkdir(parents=True, exist_ok=True)
     for icon_set in ICON_SETS:
         if only and icon_set.set_id not in only:
