@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--models-dir", type=Path, default=Path("models"))
     export.add_argument("--name", default="ui-reader")
     export.add_argument("--metrics", type=Path, help="a JSON file of metrics to record")
+    export.add_argument("--data-version", default="", help="what the training data was, for the manifest")
+    export.add_argument("--recipe", default="", help="the commands that made it, for the manifest")
     args = parser.parse_args(argv)
 
     if args.command == "prepare":
@@ -70,7 +72,13 @@ def main(argv: list[str] | None = None) -> int:
 
         metrics = json.loads(args.metrics.read_text()) if args.metrics else None
         path = run_export(
-            args.checkpoint, geometry_of(args.data), args.models_dir, args.name, metrics=metrics
+            args.checkpoint,
+            geometry_of(args.data),
+            args.models_dir,
+            args.name,
+            metrics=metrics,
+            data_version=args.data_version,
+            command=args.recipe,
         )
         print(path)
     return 0
