@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.models import ModelSpec, model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
@@ -32,14 +32,15 @@ from detact_service.understanding.icons import (
     FRAME,
     INDEX_FILE,
     INK_FLOOR,
-    MARK_CONTROLS,
     MIN_CONTRAST,
     MIN_RADIUS,
     PACK_FILE,
-    SHAPE_WORDS,
     IconMatcher,
     frame_ink,
     icon_rois,
+)
+from detact_service.understanding.icons import (
+    named_element as named_by_matcher,
 )
 
 UNKNOWN = "unknown"
@@ -177,15 +178,8 @@ def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
 
 
 def named_element(element: Element, icon: str) -> Element:
-    """The element once its icon is known; an image, region or text element becomes an icon button."""
-    if element.type in MARK_CONTROLS:
-        if set(icon.split()) <= SHAPE_WORDS:
-            return element
-        return element.replace(icon=icon, type=ElementType.BUTTON, state=ElementState())
-    if element.type is ElementType.TEXT:
-        return element.replace(icon=icon, type=ElementType.BUTTON, text=None, source=element.source)
-    new_type = ElementType.BUTTON if element.type in ICON_BUTTON_FROM else element.type
-    return element.replace(icon=icon, type=new_type)
+    """The element once its icon is known; an image, region, text or icon element becomes an icon button."""
+    return named_by_matcher(element, icon, ElementType.BUTTON, ICON_BUTTON_FROM)
 
 
 @register("icons", "classifier")

@@ -400,15 +400,24 @@ def icon_candidate(element: Element, settings: Settings) -> bool:
     return MIN_ASPECT <= width / height <= MAX_ASPECT
 
 
-def named_element(element: Element, icon: str) -> Element:
-    """The element once its icon is known: a type fix where the name shows what it really is."""
+def named_element(
+    element: Element,
+    icon: str,
+    named_type: ElementType = ElementType.ICON,
+    retype: frozenset[ElementType] = RETYPE,
+) -> Element:
+    """The element once its icon is known: a type fix where the name shows what it really is.
+
+    A mark control named by a picture (not a shape), a text element, and a ``retype`` element become
+    ``named_type``.
+    """
     if element.type in MARK_CONTROLS:
         if set(icon.split()) <= SHAPE_WORDS:
             return element
-        return element.replace(icon=icon, type=ElementType.ICON, state=ElementState())
+        return element.replace(icon=icon, type=named_type, state=ElementState())
     if element.type is ElementType.TEXT:
-        return element.replace(icon=icon, type=ElementType.ICON, text=None, source=element.source)
-    new_type = ElementType.ICON if element.type in RETYPE else element.type
+        return element.replace(icon=icon, type=named_type, text=None, source=element.source)
+    new_type = named_type if element.type in retype else element.type
     return element.replace(icon=icon, type=new_type)
 
 
