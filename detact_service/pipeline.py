@@ -404,10 +404,12 @@ def default_profile(settings: Settings) -> str:
 
 
 def pipeline_key(name: str, settings: Settings) -> tuple[str, Hashable]:
-    """What a profile's pipeline depends on: its stages' backends and their settings groups only."""
+    """What a profile's pipeline depends on: its stages' backends and their settings groups, and the
+    re-parse bound it applies itself."""
     if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
-    return name, tuple(cls.cache_key(settings) for cls in stage_classes(PROFILES[name], settings))
+    stages = tuple(cls.cache_key(settings) for cls in stage_classes(PROFILES[name], settings))
+    return name, (stages, settings.reparse_max_changed)
 
 
 def get_pipeline(settings: Settings, profile: str | None = None) -> Pipeline:

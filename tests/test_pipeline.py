@@ -106,3 +106,6 @@ def test_the_pipeline_cache_is_keyed_by_the_model_settings_only() -> None:
     assert get_pipeline(Settings(device="cpu", max_queue=50, port=9000, api_keys=("k",)), "detact") is base
     assert get_pipeline(Settings(device="cpu", ocr={"min_score": 0.3}), "detact") is not base
     assert get_pipeline(Settings(device="cpu", llm={"model": "other"}), "detact") is base  # not a stage of it
+    # the re-parse bound is applied by the pipeline itself, so it keys the cache too
+    other_bound = get_pipeline(Settings(device="cpu", reparse_max_changed=0.1), "detact")
+    assert other_bound is not base and other_bound.settings.reparse_max_changed == 0.1
