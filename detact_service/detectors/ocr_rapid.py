@@ -27,7 +27,6 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
-from detact_service.models import resolve_device
+from detact_service.models import onnx_session, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
@@ -125,42 +124,14 @@ class OcrProfile:
     rec_widths: list[int] = field(default_factory=list)
 
 
-def ort_threads(threads: int) -> int:
-    """Intra-op threads: ``threads``, or with 0 the cores this process may run on."""
-    if threads > 0:
-        return threads
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def make_session(path: Path, threads: int, use_cuda: bool) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.intra_op_num_threads = ort_threads(threads)
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    # Worker threads sleep instead of spinning between ops: on a busy or shared CPU spinning threads steal
-    # the cores the other thread needs (measured faster here; docs/OCR.md).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    providers = ["CPUExecutionProvider"]
-    if use_cuda and "CUDAExecutionProvider" in ort.get_available_providers():
-        providers.insert(0, "CUDAExecutionProvider")
-    return ort.InferenceSession(str(path), sess_options=options, providers=providers)
-
-
 class PaddleOcrEngine:
     """PP-OCR detection + recognition sessions and the pre/post-processing around them."""
 
     def __init__(self, models: ModelSet, threads: int, use_cuda: bool) -> None:
         from rapidocr.ch_ppocr_det.utils import DBPostProcess
 
-        self.det = make_session(models.path(models.det), threads, use_cuda)
-        self.rec = make_session(models.path(models.rec), threads, use_cuda)
+        self.det = onnx_session(models.path(models.det), threads, use_cuda)
+        self.rec = onnx_session(models.path(models.rec), threads, use_cuda)
         meta = self.rec.get_modelmeta().custom_metadata_map
         self.characters = np.asarray(["", *meta["character"].splitlines(), " "], dtype=object)
         self.post = DBPostProcess(

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.models import ModelSpec, model_spec, resolve_device
+from detact_service.models import ModelSpec, model_spec, onnx_session, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.icons import (
@@ -162,17 +162,8 @@ def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
     """The classifier of a manifest entry, once per process (file checked against its sha256)."""
 
     def load() -> IconClassifier:
-        import onnxruntime
-
         spec.verify()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        providers = (
-            ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
-        )
-        session = onnxruntime.InferenceSession(str(spec.path), options, providers=providers)
-        return IconClassifier(session, spec.classes)
+        return IconClassifier(onnx_session(spec.path, 1, use_cuda), spec.classes)
 
     return cached_model(("icon-classifier-onnx", str(spec.path), use_cuda), load)
 

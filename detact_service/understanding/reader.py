@@ -19,8 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.detectors.ocr_rapid import make_session
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
+from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
@@ -171,7 +170,7 @@ class ReaderAttributeStage(Backend):
 
         def load() -> Any:
             spec.verify()
-            return make_session(spec.path, 0, use_cuda)
+            return onnx_session(spec.path, 0, use_cuda)
 
         return cached_model(("reader-onnx", str(spec.path), use_cuda), load)
 
