@@ -144,12 +144,19 @@ def report(tallies: dict[str, Tally], model: str) -> str:
         "templates of the data engine, per source) and MiniWoB++ seeds 1000-1099 (`miniwob-eval`).",
         "`unparsed` is the share of outputs that did not parse (lower is better).",
         "",
-        "| source | " + " | ".join(METRICS) + " |",
-        "|---|" + "---|" * len(METRICS),
+        *tally_table(tallies, METRICS),
     ]
-    for source, tally in sorted(tallies.items()):
-        lines.append(f"| {source} | " + " | ".join(tally.rate(m) for m in METRICS) + " |")
     return "\n".join(lines) + "\n"
+
+
+def tally_table(tallies: dict[str, Tally], metrics: Sequence[str]) -> list[str]:
+    """Markdown table rows: a source per row, a metric per column (rate, with the count in brackets)."""
+    rows = ["| source | " + " | ".join(metrics) + " |", "|---|" + "---|" * len(metrics)]
+    rows += [
+        f"| {source} | " + " | ".join(t.rate(m) for m in metrics) + " |"
+        for source, t in sorted(tallies.items())
+    ]
+    return rows
 
 
 def main(out: Path, data: Path | None, seeds: Sequence[int], settings: Settings) -> str:

@@ -36,7 +36,7 @@ from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
 from detact_service.understanding.reader import ReaderAttributeStage, state_applies
 from detact_service.understanding.semimask import box_features, reader_views
-from training.eval.attributes import Tally
+from training.eval.attributes import Tally, tally_table
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "READER.md"
 METRICS = ("type", "type*", "checked", "selected", "focused", "disabled")
@@ -230,11 +230,8 @@ def report(tallies: dict[str, Tally], model: str, latency: float | None) -> str:
         "(never trained on), labelled boxes. MiniWoB++: seeds 1000-1099. Phone rows: the clickable views of",
         "the held-out apps, types from the Android classes. Accuracy (elements in brackets).",
         "",
-        "| source | " + " | ".join(METRICS) + " |",
-        "|---|" + "---|" * len(METRICS),
+        *tally_table(tallies, METRICS),
     ]
-    for source, tally in sorted(tallies.items()):
-        lines.append(f"| {source} | " + " | ".join(tally.rate(m) for m in METRICS) + " |")
     if latency is not None:
         lines += [
             "",
