@@ -88,7 +88,7 @@ PROFILES: dict[str, Profile] = {
                 ("text", None),
                 ("regions", None),
                 ("detect", None),
-                ("merge", "default"),
+                ("merge", None),
                 ("attributes", None),
                 ("icons", None),
                 ("colors", "hsv"),
@@ -142,6 +142,9 @@ def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
     if slot == "attributes":
         entry = model_entry(settings.models_dir, "attributes", settings.attributes.model)
         return entry.backend if entry is not None and entry.backend else "reader"
+    if slot == "merge":
+        reads = resolve_backend("attributes", None, settings) == "reader"
+        return "reader" if reads else "default"
     if slot == "relevance":
         return settings.relevance.backend
     if slot == "icons":

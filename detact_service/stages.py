@@ -112,6 +112,7 @@ BUILTIN_MODULES: dict[tuple[str, str], str] = {
     ("regions", "sam"): "detact_service.detectors.segment_sam",
     ("detect", "yolo-onnx"): "detact_service.detectors.yolo_onnx",
     ("merge", "default"): "detact_service.understanding.merge",
+    ("merge", "reader"): "detact_service.understanding.merge_reader",
     ("attributes", "pix2struct"): "detact_service.understanding.attributes",
     ("attributes", "reader"): "detact_service.understanding.reader",
     ("icons", "ssim"): "detact_service.understanding.icons",

@@ -30,6 +30,7 @@ SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the sa
 PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this many times its area, is it
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
+GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
@@ -92,10 +93,12 @@ def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
 
 
 def drop_groups(widgets: Sequence[Element]) -> list[Element]:
-    """Drop detector boxes that hold two or more other detector boxes (a toolbar, a card, a dialog).
+    """Drop detector boxes that hold two or more other detector boxes (a toolbar, a dialog).
 
     Only detector boxes count as controls here: the classical segmenter's types are guesses that a real
-    screen's list row (an avatar read as a radio, a badge as a button) would otherwise break up.
+    screen's list row (an avatar read as a radio, a badge as a button) would otherwise break up. A box
+    whose controls cover less than :data:`GROUP_COVER` of it has a surface of its own (a search field
+    with icons at its ends, a tappable card) and stays, beside the controls it holds.
     """
     detected = np.asarray([w.source == "detector" for w in widgets])
     if detected.sum() < 3:
@@ -105,8 +108,9 @@ def drop_groups(widgets: Sequence[Element]) -> list[Element]:
     np.fill_diagonal(inside, False)
     areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
     inside &= areas[:, None] < areas[None, :]
+    covered = (inside * areas[:, None]).sum(axis=0) / np.maximum(areas, 1.0)
     group = np.zeros(len(widgets), dtype=bool)
-    group[np.flatnonzero(detected)] = inside.sum(axis=0) >= 2
+    group[np.flatnonzero(detected)] = (inside.sum(axis=0) >= 2) & (covered >= GROUP_COVER)
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
 
 

@@ -118,6 +118,18 @@ def test_a_box_around_several_controls_is_a_group_and_each_control_stays() -> No
     assert [e.bbox for e in merged] == [b.bbox for b in buttons]
 
 
+def test_a_search_field_with_icons_at_its_ends_stays_beside_them() -> None:
+    field = detected((10, 60, 530, 125))
+    icons = [detected((15, 63, 70, 123)), detected((460, 63, 520, 122))]
+    placeholder = text((90, 80, 300, 105), "Search or enter address")
+    merged = merge_elements([field, *icons, placeholder], screen_width=1080, screen_height=2340)
+    assert [(e.bbox, e.text) for e in merged] == [
+        (field.bbox, "Search or enter address"),
+        (icons[0].bbox, None),
+        (icons[1].bbox, None),
+    ]
+
+
 def test_a_list_row_is_one_element_with_its_text_and_icon() -> None:
     elements = [
         detected((0, 200, 1080, 330)),
