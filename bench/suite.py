@@ -33,12 +33,18 @@ SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
 STAGE_ORDER = ("text", "regions", "detect", "merge", "icons", "colors", "attributes", "relevance")
 WORKER_TIMEOUT_S = 3000
 
-PEER_ROWS = ("rapidocr", "easyocr", "omniparser")
+PEER_ROWS = ("rapidocr", "easyocr", "omniparser-fast", "omniparser")
 LABELS: dict[str, str] = {
     "rapidocr": "RapidOCR only",
     "easyocr": "EasyOCR only",
+    "omniparser-fast": "OmniParser v2 fastest (icon detector + RapidOCR)",
     "omniparser": "OmniParser v2 (icon detector + EasyOCR)",
 }
+WORKER_ROWS = {
+    "rapidocr+omniparser": ("rapidocr", "omniparser-fast"),
+    "easyocr+omniparser": ("easyocr", "omniparser"),
+}
+"""The result rows each peer worker writes."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +104,7 @@ def available_rows(log: Callable[[str], None]) -> tuple[list[str], dict[str, str
             log(f"  profile {name}: unavailable ({exc})")
             continue
         rows.append(f"profile:{name}")
-    return [*rows, "rapidocr", "easyocr+omniparser"], missing
+    return [*rows, *WORKER_ROWS], missing
 
 
 def run_worker(
@@ -145,7 +151,7 @@ def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> R
     run_ = Run(plan, screens, notes, rows, missing=missing)
     run_.timings_s["screens"] = time.perf_counter() - started
     weights = None
-    if "easyocr+omniparser" in rows:
+    if any(row.endswith("+omniparser") for row in rows):
         weights, run_.omni_note = omniparser_weights(log)
     subset = latency_subset(screens, plan.latency_per_source)
     everything = subset + [s for s in screens if s not in subset]  # the batch is the subset, first
@@ -158,7 +164,7 @@ def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> R
             run_.timings_s[f"{parser} @ {size_name(size)} ({len(chosen)} screens)"] = seconds
             if "error" in result:
                 log(f"[bench] {parser} @ {size_name(size)}: FAILED {result['error']} ({seconds:.0f} s)")
-                names = ["easyocr", "omniparser"] if parser == "easyocr+omniparser" else [parser]
+                names = WORKER_ROWS.get(parser, (parser,))
                 for name in names:
                     run_.results[(name, size)] = {"error": result["error"]}
                 continue
@@ -315,8 +321,9 @@ def markdown(run_: Run) -> str:
     lines += [f"| {s} | {counts[s]} | {run_.notes.get(s, '-')} |" for s in SOURCES]
     lines += ["", "Rows:", ""]
     lines += [
-        "- `detact` (ours): the service's profile as shipped (`python -m bench` parses through "
-        "`detact_service.pipeline`); OCR backend by device (RapidOCR on CPU, EasyOCR on CUDA).",
+        "- `detact`, `fast`, `full` (ours): the service's profiles as shipped (`python -m bench` parses "
+        "through `detact_service.pipeline`; `full` is the default); OCR backend by device (RapidOCR on CPU, "
+        "EasyOCR on CUDA).",
         "- RapidOCR only / EasyOCR only: every OCR line as an element, nothing else (what a user without "
         "a detector would do); RapidOCR with its defaults, EasyOCR as OmniParser v2's server calls it "
         "(`text_threshold=0.8`).",
@@ -326,6 +333,8 @@ def markdown(run_: Run) -> str:
         "(`bench.worker.omniparser_merge`). Its icon captioner (Florence-2) is left out: it names boxes, it "
         "does not find them. The detector is used for this comparison only: not shipped, not a dependency, "
         "never used to train or label anything of ours.",
+        "- OmniParser v2 fastest: the same detector and overlap removal on the RapidOCR lines (RapidOCR with "
+        "its defaults): the peer's fastest configuration. Its latency is RapidOCR + detector + merge.",
     ]
     for name, why in run_.missing.items():
         lines.append(f"- `{name}` (ours): not measured: {why}")

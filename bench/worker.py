@@ -5,8 +5,11 @@ Parsers:
 
 - ``profile:<name>``: one of our profiles through :func:`~detact_service.pipeline.get_pipeline`, device
   auto-detected (CUDA when onnxruntime sees one); per-stage times from the pipeline's own timings.
-- ``rapidocr``: RapidOCR with its defaults, every OCR line an element (what a user without a detector
-  would do; our ``text`` stage adds line splitting at wide gaps and drops the angle classifier).
+- ``rapidocr+omniparser``: RapidOCR with its defaults, every OCR line an element (row ``rapidocr``: what a
+  user without a detector would do; our ``text`` stage adds line splitting at wide gaps and drops the
+  angle classifier); then OmniParser v2's icon detector and overlap removal on those lines (row
+  ``omniparser-fast``: OmniParser's fastest configuration, its detector at 640 + RapidOCR). ``rapidocr``
+  alone runs the first row only.
 - ``easyocr+omniparser``: EasyOCR called as OmniParser v2's server calls it (``text_threshold=0.8``,
   ``paragraph=False``), every line an element (row ``easyocr``); then OmniParser v2's icon detector
   (YOLO11m, one class ``icon``; ``conf=0.05``, NMS IoU 0.1, Ultralytics' default input size 640, as its
@@ -99,8 +102,10 @@ def run_profile(name: str, keys: Sequence[str], images: Sequence[RGB], batch: in
     }
 
 
-def run_rapidocr(keys: Sequence[str], images: Sequence[RGB], batch: int) -> dict[str, Any]:
-    """RapidOCR with its defaults; every line an element."""
+def run_rapidocr(
+    keys: Sequence[str], images: Sequence[RGB], batch: int, weights: str | None = None
+) -> dict[str, Any]:
+    """RapidOCR with its defaults, every line an element; then OmniParser's detector on those lines."""
     import onnxruntime
     from rapidocr_onnxruntime import RapidOCR
 
@@ -114,14 +119,21 @@ def run_rapidocr(keys: Sequence[str], images: Sequence[RGB], batch: int) -> dict
         return [p for p in preds if p is not None]
 
     first_ms, records = _ocr_records(parse, keys, images, start)
-    return {
-        "images": records,
-        "first_call_ms": round(first_ms, 1),
-        "batch": _sequential_batch(records, batch),
-        "peak_rss_mib": round(peak_rss_mib(), 1),
-        "device": "cuda" if cuda else "cpu",
-        "models": {"text": "rapidocr-onnxruntime defaults (PP-OCRv4 det + cls + rec)"},
+    out: dict[str, Any] = {
+        "rapidocr": {
+            "images": records,
+            "first_call_ms": round(first_ms, 1),
+            "batch": _sequential_batch(records, batch),
+            "peak_rss_mib": round(peak_rss_mib(), 1),
+            "device": "cuda" if cuda else "cpu",
+            "models": {"text": "rapidocr-onnxruntime defaults (PP-OCRv4 det + cls + rec)"},
+        }
     }
+    if weights is not None:
+        out["omniparser-fast"] = run_omniparser_detector(
+            records, images, batch, weights, cuda, first_ms, "rapidocr-onnxruntime defaults"
+        )
+    return out
 
 
 def _ocr_records(
@@ -228,6 +240,24 @@ def run_easyocr_omniparser(
         out["easyocr"]["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
     if weights is None:
         return out
+    out["omniparser"] = run_omniparser_detector(
+        easy_records, images, batch, weights, cuda, first_ms, "easyocr, text_threshold 0.8"
+    )
+    if cuda:
+        out["omniparser"]["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    return out
+
+
+def run_omniparser_detector(
+    ocr_records: Sequence[dict[str, Any]],
+    images: Sequence[RGB],
+    batch: int,
+    weights: str,
+    cuda: bool,
+    ocr_first_ms: float,
+    ocr_name: str,
+) -> dict[str, Any]:
+    """OmniParser v2's icon detector and overlap removal on top of an OCR peer's lines (its records)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # imported here only: it patches PIL.Image.open
 
@@ -246,23 +276,20 @@ def run_easyocr_omniparser(
     detect(images[0])
     first_yolo_ms = (time.perf_counter() - start) * 1000.0
     omni_records = []
-    for easy, image in zip(easy_records, images, strict=True):
+    for lines, image in zip(ocr_records, images, strict=True):
         icons, detect_ms = _timed(detect, image)
-        ocr: list[Pred] = [(e[0], e[1], e[2], e[3], e[4]) for e in easy["elements"]]
+        ocr: list[Pred] = [(e[0], e[1], e[2], e[3], e[4]) for e in lines["elements"]]
         merged, merge_ms = _timed(omniparser_merge, ocr, icons)
-        stages = {"text": easy["wall_ms"], "detect": round(detect_ms, 2), "merge": round(merge_ms, 2)}
-        omni_records.append(_record(easy["key"], easy["wall_ms"] + detect_ms + merge_ms, stages, merged))
-    out["omniparser"] = {
+        stages = {"text": lines["wall_ms"], "detect": round(detect_ms, 2), "merge": round(merge_ms, 2)}
+        omni_records.append(_record(lines["key"], lines["wall_ms"] + detect_ms + merge_ms, stages, merged))
+    return {
         "images": omni_records,
-        "first_call_ms": round(first_ms + first_yolo_ms, 1),
+        "first_call_ms": round(ocr_first_ms + first_yolo_ms, 1),
         "batch": _sequential_batch(omni_records, batch),
         "peak_rss_mib": round(peak_rss_mib(), 1),
-        "device": device,
-        "models": {"text": "easyocr, text_threshold 0.8", "detect": "OmniParser v2 icon_detect (YOLO11m)"},
+        "device": "cuda" if cuda else "cpu",
+        "models": {"text": ocr_name, "detect": "OmniParser v2 icon_detect (YOLO11m)"},
     }
-    if cuda:
-        out["omniparser"]["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,7 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if parser.startswith("profile:"):
         result = {parser: run_profile(parser.split(":", 1)[1], keys, images, batch)}
     elif parser == "rapidocr":
-        result = {parser: run_rapidocr(keys, images, batch)}
+        result = run_rapidocr(keys, images, batch)
+    elif parser == "rapidocr+omniparser":
+        result = run_rapidocr(keys, images, batch, spec.get("weights"))
     elif parser == "easyocr+omniparser":
         result = run_easyocr_omniparser(keys, images, batch, spec.get("weights"))
     else:
