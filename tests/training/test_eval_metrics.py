@@ -50,6 +50,24 @@ def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
     assert 0 < map5095 <= map50 + 1e-9 and map50 < 1
 
 
+def test_a_one_class_detector_counts_for_every_interactive_label() -> None:
+    labels = [
+        Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
+        Element((0, 50, 20, 70), ElementType.CHECKBOX),
+        Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
+    ]
+    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    predictions = [
+        Element((0, 0, 100, 41), ElementType.ICON, score=0.9, source="detector"),
+        Element((30, 50, 200, 70), ElementType.ICON, score=0.5, source="detector"),  # the label's text
+    ]
+    result = SourceResult()
+    score_screen(result, screen, ScreenParse(300, 100, predictions), ["icon"])
+    assert result.interactive_total == 2 and result.interactive_found == 1
+    assert result.total["icon"] == 2 and result.found["icon"] == 1
+    assert result.predictions_matched == 2
+
+
 def test_peer_is_scored_class_agnostically_on_the_same_screen() -> None:
     labels = [
         Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),

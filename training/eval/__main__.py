@@ -41,6 +41,9 @@ def main() -> None:
             sub_parser.add_argument(
                 "--peer", action="store_true", help="also run OmniParser v2's icon detector, side by side"
             )
+            sub_parser.add_argument(
+                "--profile", default=None, help="side by side with our whole parse with this profile instead"
+            )
             sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
     phone = sub.add_parser("phone", help="clickable-view recall on phone_real (split by app)")
     phone.add_argument("--split", default="val", choices=["train", "val", "test"])
@@ -73,7 +76,11 @@ def main() -> None:
             parser.error("seeds must lie within 1000-1099")
         from detact_service.stages import StageUnavailable
 
-        extra = {"peer": args.peer, "per_source": args.per_source} if args.command == "detector" else {}
+        extra = (
+            {"peer": args.peer, "per_source": args.per_source, "profile": args.profile}
+            if args.command == "detector"
+            else {}
+        )
         try:
             print(model_eval.main(args.out or model_eval.OUT, args.data, chosen, get_settings(), **extra))
         except StageUnavailable as exc:

@@ -126,10 +126,10 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
     """Add one screen's matches to ``result``."""
     import supervision as sv
 
-    truth = [e for e in screen.labels if YOLO_MERGE[e.type] in classes]
+    truth = [e for e in screen.labels if label_class(e, classes) is not None]
     predicted = [e for e in parse.elements if e.source == "detector"]
-    truth_cls = np.asarray([classes.index(YOLO_MERGE[e.type]) for e in truth], dtype=int)
-    pred_cls = np.asarray([classes.index(YOLO_MERGE[e.type]) for e in predicted], dtype=int)
+    truth_cls = np.asarray([label_class(e, classes) for e in truth], dtype=int)
+    pred_cls = np.asarray([0 if len(classes) == 1 else classes.index(YOLO_MERGE[e.type]) for e in predicted])
     scores = np.asarray([e.score for e in predicted], dtype=np.float64)
     truth_boxes, pred_boxes = _boxes(truth), _boxes(predicted)
     for c, name in enumerate(classes):
@@ -147,9 +147,18 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
     result.map_predictions.append(sv.Detections(xyxy=pred_boxes, class_id=pred_cls, confidence=scores))
 
 
+def label_class(label: Element, classes: Sequence[str]) -> int | None:
+    """The detector class a label counts for: its merged type's, or for a one-class detector (a detector
+    of interactable regions, as OmniParser's `icon`) 0 for every interactive label; None when none."""
+    if len(classes) == 1:
+        return 0 if label.is_interactive else None
+    name = YOLO_MERGE[label.type]
+    return classes.index(name) if name in classes else None
+
+
 def interactive_truth(screen: Screen, classes: Sequence[str]) -> Boxes:
-    """The boxes of the screen's interactive labels whose type maps to one of the detector's classes."""
-    return _boxes([e for e in screen.labels if YOLO_MERGE[e.type] in classes and e.is_interactive])
+    """The boxes of the screen's interactive labels that count for one of the detector's classes."""
+    return _boxes([e for e in screen.labels if e.is_interactive and label_class(e, classes) is not None])
 
 
 def agnostic_matches(screen: Screen, interactive: Boxes, predicted: Boxes, scores: Boxes) -> tuple[int, int]:
@@ -229,15 +238,32 @@ def mean_average_precision(result: SourceResult) -> tuple[float, float]:
     return float(computed.map50), float(computed.map50_95)
 
 
-def peer_table(results: dict[str, SourceResult], note: str) -> list[str]:
+def parse_peer(settings: Settings, profile: str) -> tuple[PeerDetector, str]:
+    """Our whole parse with ``profile`` (every element's box, score 1) as the side-by-side column."""
+    from detact_service.pipeline import get_pipeline
+
+    pipeline = get_pipeline(settings, profile)
+
+    def detect(image: npt.NDArray[np.uint8]) -> tuple[Boxes, Boxes]:
+        boxes = _boxes(pipeline.parse(image).elements)
+        return boxes, np.ones(len(boxes))
+
+    return detect, f"every element of the `{profile}` parse"
+
+
+def peer_table(results: dict[str, SourceResult], note: str, name: str = "OmniParser") -> list[str]:
     """Side-by-side rows with the peer (class-agnostic interactive recall, precision, latency)."""
+    intro = (
+        f"Side by side with OmniParser v2's icon detector ({note}) on the same screens at the same input size"
+        if name == "OmniParser"
+        else f"Side by side with {note} (the detector's boxes merged with OCR and segments), same screens"
+    )
     lines = [
         "",
-        f"Side by side with OmniParser v2's icon detector ({note}) on the same screens at the same input",
-        "size, one run, this machine's CPU; class-agnostic (any predicted box counts):",
+        f"{intro}, one run, this machine's CPU; class-agnostic (any predicted box counts):",
         "",
-        "| source | recall@0.5 ours | recall@0.5 OmniParser | precision ours | precision OmniParser "
-        "| ms ours | ms OmniParser |",
+        f"| source | recall@0.5 detector | recall@0.5 {name} | precision detector | precision {name} "
+        f"| ms detector | ms {name} |",
         "|---|---|---|---|---|---|---|",
     ]
     for source, result in sorted(results.items()):
@@ -255,7 +281,13 @@ def peer_table(results: dict[str, SourceResult], note: str) -> list[str]:
     return lines
 
 
-def report(results: dict[str, SourceResult], classes: Sequence[str], model: str, peer_note: str = "") -> str:
+def report(
+    results: dict[str, SourceResult],
+    classes: Sequence[str],
+    model: str,
+    peer_note: str = "",
+    peer_name: str = "OmniParser",
+) -> str:
     """The Markdown tables."""
     lines = [
         "# Detector evaluation",
@@ -285,7 +317,7 @@ def report(results: dict[str, SourceResult], classes: Sequence[str], model: str,
             cells.append(f"{results[source].found[name] / total:.3f} ({total})" if total else "-")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if peer_note:
-        lines += peer_table(results, peer_note)
+        lines += peer_table(results, peer_note, peer_name)
     return "\n".join(lines) + "\n"
 
 
@@ -296,8 +328,10 @@ def main(
     settings: Settings,
     peer: bool = False,
     per_source: int | None = None,
+    profile: str | None = None,
 ) -> str:
-    """Evaluate (at most ``per_source`` test screens of each source; with the peer), write ``out``."""
+    """Evaluate (at most ``per_source`` test screens of each source; with the peer, or our ``profile``'s
+    whole parse, side by side), write ``out``."""
 
     def screens() -> Iterator[Screen]:
         if data is not None:
@@ -309,13 +343,16 @@ def main(
         if len(seeds):
             yield from miniwob_screens(seeds)
 
-    detect, note = (None, "")
-    if peer:
+    detect, note, name = (None, "", "OmniParser")
+    if profile:
+        detect, note = parse_peer(settings, profile)
+        name = f"`{profile}`"
+    elif peer:
         from detact_service.detectors.yolo_onnx import YoloOnnxDetector
 
         detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
     results, classes = evaluate(screens(), settings, detect)
-    text = report(results, classes, settings.detector.model, note)
+    text = report(results, classes, settings.detector.model, note, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text
