@@ -88,6 +88,22 @@ def test_controls_need_a_label_unless_they_are_an_empty_box() -> None:
     ]
 
 
+def test_a_link_a_table_row_away_from_its_checkbox_is_no_label() -> None:
+    ticked = ElementState(checked=True)
+    elements = [
+        Element(bbox=(10, 10, 42, 42), type=ElementType.CHECKBOX, source="segment", state=ticked),
+        text((86, 12, 160, 40), "Priya"),  # 44 px (1.4 box heights) away: the row's first cell
+        Element(bbox=(10, 60, 42, 92), type=ElementType.CHECKBOX, source="segment", state=ticked),
+        text((56, 62, 220, 90), "Remember me"),  # 14 px away: its label
+    ]
+    merged = merge_elements(elements)
+    assert [(e.type, e.text) for e in merged] == [
+        (ElementType.CHECKBOX, None),
+        (ElementType.TEXT, "Priya"),
+        (ElementType.CHECKBOX, "Remember me"),
+    ]
+
+
 def detected(box: tuple[int, int, int, int]) -> Element:
     return Element(bbox=box, type=ElementType.ICON, source="detector", score=0.8, interactive=True)
 
