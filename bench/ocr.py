@@ -248,20 +248,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", default="ppocrv6-small,ppocrv4", help="text models to compare")
     parser.add_argument("--det-max-side", default="", help="comma list of detection long-side caps to try")
+    parser.add_argument(
+        "--int8", default="on", help="comma list of on/off: the shipped int8 recogniser or the fp32 one"
+    )
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--misses", type=int, default=0, help="print this many misread texts per config")
     args = parser.parse_args()
     results = []
-    for models in args.models.split(","):
-        for side in args.det_max_side.split(",") if args.det_max_side else [None]:
-            extra = {"ocr_det_max_side": int(side)} if side else {}
-            settings = Settings(device="cpu", ocr_models=models, **extra)  # type: ignore[arg-type]
-            name = f"{models}, det max side {settings.ocr.det_max_side}"
-            result = evaluate(settings, name, args.repeats)
-            results.append(result)
-            print(to_markdown([result]), flush=True)
-            for wanted, read in (result.miniwob.misses + result.dashboard.misses)[: args.misses]:
-                print(f"  {wanted!r} -> {read!r}")
+    configs = [
+        (models, side, int8 == "on")
+        for models in args.models.split(",")
+        for side in (args.det_max_side.split(",") if args.det_max_side else [None])
+        for int8 in args.int8.split(",")
+    ]
+    for models, side, int8 in configs:
+        extra = {"ocr_det_max_side": int(side)} if side else {}
+        settings = Settings(device="cpu", ocr_models=models, **extra)  # type: ignore[arg-type]
+        settings = settings.model_copy(update={"ocr": settings.ocr.model_copy(update={"int8": int8})})
+        stage = create_stage("text", "rapidocr", settings)
+        name = f"{stage.model_version() or models}, det max side {settings.ocr.det_max_side}"
+        result = evaluate(settings, name, args.repeats, stage=stage)
+        results.append(result)
+        print(to_markdown([result]), flush=True)
+        for wanted, read in (result.miniwob.misses + result.dashboard.misses)[: args.misses]:
+            print(f"  {wanted!r} -> {read!r}")
     print(to_markdown(results))
 
 

@@ -40,6 +40,10 @@ class OcrSettings(StageSettings):
         1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
     )
     threads: int = Field(0, ge=0, le=64, description="rapidocr ONNX Runtime threads; 0 = usable cores.")
+    int8: bool = Field(
+        False,
+        description="rapidocr: the int8 recogniser in models/manifest.json (2x less CPU; see docs/OCR.md).",
+    )
 
 
 class RegionSettings(StageSettings):
@@ -61,6 +65,10 @@ class DetectorSettings(StageSettings):
     model: str = Field("ui-detector", description="Detector name in models/manifest.json.")
     conf: float | None = Field(
         None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
+    )
+    int8: bool = Field(
+        True,
+        description="Run the int8 copy '<model>-int8' of the detector when the manifest ships one (CPU).",
     )
 
 

@@ -16,7 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.models import MANIFEST, ModelSpec, model_entry, model_spec, resolve_device
+from detact_service.models import (
+    MANIFEST,
+    ModelSpec,
+    ModelUnavailable,
+    model_entry,
+    model_spec,
+    resolve_device,
+)
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 
@@ -32,10 +39,27 @@ DetectorSpec = ModelSpec
 """A detector's resolved manifest entry (file, classes, input size, sha256, provenance)."""
 
 
-def detector_model_path(settings: Settings) -> ModelSpec:
-    """The configured detector's spec; :class:`StageUnavailable` when it is not shipped here."""
+INT8_SUFFIX = "-int8"
+"""A detector ``NAME`` may have an int8 copy, manifest entry ``NAME-int8`` (``python -m training.quantize
+detector``), run instead on CPU while ``DETACT_DETECTOR__INT8`` is on (the default)."""
+
+
+def int8_detector(settings: Settings) -> ModelSpec | None:
+    """The int8 copy of the configured detector to run instead of it, if shipped and wanted here."""
     name = settings.detector.model
-    spec = model_spec(settings.models_dir, "detector", name)  # raises when listed but missing
+    if not settings.detector.int8 or name.endswith(INT8_SUFFIX) or resolve_device(settings) == "cuda":
+        return None
+    try:
+        return model_spec(settings.models_dir, "detector", name + INT8_SUFFIX)
+    except ModelUnavailable:
+        return None
+
+
+def detector_model_path(settings: Settings) -> ModelSpec:
+    """The configured detector's spec (its int8 copy when shipped: :func:`int8_detector`);
+    :class:`StageUnavailable` when it is not shipped here."""
+    name = settings.detector.model
+    spec = int8_detector(settings) or model_spec(settings.models_dir, "detector", name)
     if not spec.classes:
         raise StageUnavailable(f"detector {name!r} in the manifest lists no classes")
     return spec

@@ -1,0 +1,84 @@
+"""The shipped int8 models, run for real on ``examples/form.png``: the detector
+(``models/ui-detector-int8.onnx``, the default) and the recogniser (``models/ppocrv6-rec-small-int8.onnx``,
+opt-in with ``DETACT_OCR__INT8``); the fp32 ones stay one setting away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from detact_service.core import ScreenParse
+from detact_service.detectors.yolo_onnx import int8_detector
+from detact_service.settings import Settings
+from detact_service.stages import create_stage
+
+FORM = Path(__file__).resolve().parents[2] / "examples" / "form.png"
+WORDS = (
+    "Acme Portal",
+    "Create your account",
+    "Email address",
+    "name@example.com",
+    "Password",
+    "Remember me",
+    "Send me the newsletter",
+    "Business",
+    "Personal",
+    "Submit",
+    "Cancel",
+    "Forgot your password?",
+)
+
+
+def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    inter = max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+@pytest.fixture(scope="module")
+def form() -> np.ndarray:
+    with Image.open(FORM) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def texts(settings: Settings, image: np.ndarray) -> list[str]:
+    stage = create_stage("text", "rapidocr", settings)
+    parse = stage.run([image], [ScreenParse(image.shape[1], image.shape[0])])[0]
+    return [e.text or "" for e in parse.elements]
+
+
+def test_the_int8_recogniser_reads_every_text_of_the_form_that_fp32_reads(form: np.ndarray) -> None:
+    int8 = Settings(device="cpu", ocr={"int8": True})
+    stage = create_stage("text", "rapidocr", int8)
+    assert "ppocrv6-rec-small-int8:" in (stage.model_version() or "")
+    read = texts(int8, form)
+    for wanted in WORDS:
+        assert wanted in read, (wanted, read)
+    fp32 = Settings(device="cpu")  # the default
+    assert "int8" not in (create_stage("text", "rapidocr", fp32).model_version() or "")
+    assert set(texts(fp32, form)) <= set(read)  # every text the fp32 recogniser reads, int8 reads too
+
+
+def test_without_the_int8_file_the_recogniser_falls_back_to_fp32(tmp_path: Path) -> None:
+    settings = Settings(device="cpu", models_dir=tmp_path, ocr={"int8": True})
+    stage = create_stage("text", "rapidocr", settings)
+    assert stage.model_version() == "rapidocr:ppocrv6-small"
+
+
+def test_the_int8_detector_is_the_default_and_finds_the_form_controls(form: np.ndarray) -> None:
+    settings = Settings(device="cpu")
+    spec = int8_detector(settings)
+    assert spec is not None and spec.path.name == "ui-detector-int8.onnx"
+    stage = create_stage("detect", "yolo-onnx", settings)
+    assert (stage.model_version() or "").startswith("ui-detector-int8:")
+    found = stage.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
+    fp32 = create_stage("detect", "yolo-onnx", Settings(device="cpu", detector={"int8": False}))
+    assert (fp32.model_version() or "").startswith("ui-detector:")
+    reference = fp32.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
+    confident = [e.bbox for e in reference if (e.score or 0) >= 0.3]
+    assert confident
+    for box in confident:  # every confident fp32 box has an int8 box on it
+        best = max(iou(box, e.bbox) for e in found)
+        assert best >= 0.7, (box, best)

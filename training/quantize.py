@@ -1,0 +1,278 @@
+"""Int8 quantisation of the service's ONNX models: ``python -m training.quantize {ocr-rec,detector} ...``.
+
+- ``ocr-rec``: the PP-OCRv6 small recogniser from the installed ``rapidocr`` wheel, quantised with ONNX
+  Runtime (``--mode static``: QDQ, per-channel int8 weights, uint8 activations calibrated on text-line
+  crops cut from rendered screens by the service's own detection and line splitting; ``--mode dynamic``:
+  weights only, activations quantised at run time).
+- ``detector``: the YOLO11m UI detector ``models/ui-detector.onnx``, static QDQ calibrated on phone and
+  desktop screenshots letterboxed as :mod:`detact_service.detectors.yolo_onnx` does; the detect head
+  (its last nodes) can be kept in float.
+
+The calibration images are chosen deterministically (sorted names, fixed stride), so a run recreates the
+same file. Numbers and the commands that made the shipped files: ``models/manifest.json``, ``docs/OCR.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENS = ROOT / "data" / "screens"
+SHARED = ROOT.parent / "shared"
+PHONE_REAL = SHARED / "data" / "phone_real"
+DESKTOP_SAMPLES = SHARED / "samples" / "desktop-screenagent"
+# The ``data/screens`` families used to calibrate the recogniser (train-split templates only; never MiniWoB++
+# seeds 1000-1099, the evaluation episodes, nor the desktop samples that ``bench.ocr`` times).
+OPSET = 13
+REC_FAMILIES = ("web", "qt", "thirdparty", "grid", "miniwob")
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _calibration_screens(root: Path, per_family: int, desktops: int = 0) -> list[Path]:
+    """``per_family`` screens of each family of ``root`` whose template is in the data engine's train
+    split (never val or test, never MiniWoB++ evaluation seeds 1000-1099), evenly spread over the sorted
+    names, and ``desktops`` ScreenAgent desktop samples."""
+    from training.data.export import split_of
+
+    chosen: list[Path] = []
+    for family in REC_FAMILIES:
+        files = []
+        for path in sorted(root.glob(f"{family}-*.png")):
+            labels = path.with_suffix(".json")
+            if family == "miniwob" and 1000 <= int(path.stem.split("-")[-1]) <= 1099:
+                continue
+            if (
+                not labels.is_file()
+                or split_of(str(json.loads(labels.read_text()).get("template"))) != "train"
+            ):
+                continue
+            files.append(path)
+        if files:
+            step = max(1, len(files) // per_family)
+            chosen.extend(files[::step][:per_family])
+    if desktops:  # real 1024x768 JPEG desktops (small, compressed text): all but the 3 bench.ocr times
+        files = sorted(DESKTOP_SAMPLES.glob("*.jpg"))[3:]
+        chosen.extend(files[:: max(1, len(files) // desktops)][:desktops])
+    return chosen
+
+
+def rec_calibration_batches(screens: Sequence[Path], max_crops: int) -> list[npt.NDArray[np.float32]]:
+    """Recognition inputs exactly as the service makes them: detection, line splitting and per-rung
+    batches of :class:`detact_service.detectors.ocr_rapid.RapidOCRStage` on each screen."""
+    from PIL import Image
+
+    from detact_service.detectors import ocr_rapid
+    from detact_service.settings import Settings
+
+    stage = ocr_rapid.RapidOCRStage(Settings(device="cpu", ocr={"int8": False}))  # the fp32 recogniser
+    engine = stage._engine()
+    captured: list[npt.NDArray[np.float32]] = []
+
+    class Capture:
+        """Stands in for the recognition session: keeps every batch, answers with the real model."""
+
+        def __init__(self, session: Any) -> None:
+            self.session = session
+
+        def get_inputs(self) -> Any:
+            return self.session.get_inputs()
+
+        def run(self, names: Any, feeds: dict[str, npt.NDArray[np.float32]]) -> Any:
+            captured.extend(np.split(next(iter(feeds.values())), len(next(iter(feeds.values())))))
+            return self.session.run(names, feeds)
+
+    real = engine.rec
+    engine.rec = Capture(real)
+    try:
+        for path in screens:
+            image = np.asarray(Image.open(path).convert("RGB"))
+            stage.read(image)
+    finally:
+        engine.rec = real
+    if len(captured) > max_crops:  # evenly spread over the screens, deterministic
+        captured = [captured[i] for i in np.linspace(0, len(captured) - 1, max_crops).round().astype(int)]
+    return captured
+
+
+class ArrayReader:
+    """An ONNX Runtime calibration data reader over a list of input arrays."""
+
+    def __init__(self, name: str, arrays: Sequence[npt.NDArray[np.float32]]) -> None:
+        self.name = name
+        self.items: Iterator[npt.NDArray[np.float32]] = iter(arrays)
+
+    def get_next(self) -> dict[str, npt.NDArray[np.float32]] | None:
+        item = next(self.items, None)
+        return None if item is None else {self.name: item}
+
+    def rewind(self) -> None:  # pragma: no cover - only some calibrators call it
+        pass
+
+
+def _preprocessed(source: Path, work: Path) -> Path:
+    import onnx
+    from onnx import version_converter
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    model = onnx.load(str(source))
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), OPSET)
+    if opset < OPSET:  # per-channel QDQ (DequantizeLinear's axis) needs opset 13
+        model = version_converter.convert_version(model, OPSET)
+    upgraded = work / f"{source.stem}-opset.onnx"
+    onnx.save(model, str(upgraded))
+    out = work / f"{source.stem}-pre.onnx"
+    quant_pre_process(str(upgraded), str(out), skip_symbolic_shape=True)
+    return out
+
+
+def quantise_static(
+    source: Path,
+    out: Path,
+    arrays: Sequence[npt.NDArray[np.float32]],
+    *,
+    method: str,
+    op_types: Sequence[str] | None,
+    exclude: Sequence[str] = (),
+    per_channel: bool = True,
+) -> None:
+    import onnx
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = _preprocessed(source, Path(tmp))
+        input_name = onnx.load(str(pre), load_external_data=False).graph.input[0].name
+        quantize_static(
+            str(pre),
+            str(out),
+            ArrayReader(input_name, arrays),
+            quant_format=QuantFormat.QDQ,
+            op_types_to_quantize=list(op_types) if op_types else None,
+            per_channel=per_channel,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            nodes_to_exclude=list(exclude),
+            calibrate_method={
+                "minmax": CalibrationMethod.MinMax,
+                "entropy": CalibrationMethod.Entropy,
+                "percentile": CalibrationMethod.Percentile,
+            }[method],
+            extra_options={"CalibMovingAverage": method == "minmax", "CalibTensorRangeSymmetric": False},
+        )
+
+
+def quantise_dynamic(source: Path, out: Path, op_types: Sequence[str]) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = _preprocessed(source, Path(tmp))
+        quantize_dynamic(
+            str(pre),
+            str(out),
+            op_types_to_quantize=list(op_types),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+        )
+
+
+def rec_source() -> Path:
+    from detact_service.detectors.ocr_rapid import MODEL_SETS
+
+    models = MODEL_SETS["ppocrv6-small"]
+    return models.path(models.rec)
+
+
+def detector_calibration(apps: int, per_app: int, desktops: int, size: int) -> list[npt.NDArray[np.float32]]:
+    """Letterboxed detector inputs: ``per_app`` screenshots of each of the first ``apps`` phone_real train
+    apps and ``desktops`` ScreenAgent desktop screenshots (after the 3 that ``bench.ocr`` times)."""
+    from PIL import Image
+
+    from detact_service.detectors.yolo_onnx import input_hw, letterbox
+    from training.data.phone_real import load_screens
+
+    by_app: dict[str, list[Path]] = {}
+    for screen in load_screens(split="train"):
+        by_app.setdefault(screen.app, []).append(screen.image_path)
+    paths: list[Path] = []
+    for app in sorted(by_app)[:apps]:
+        files = sorted(by_app[app])
+        step = max(1, len(files) // per_app)
+        paths.extend(files[::step][:per_app])
+    paths.extend(sorted(DESKTOP_SAMPLES.glob("*.jpg"))[3 : 3 + desktops])
+    arrays = []
+    for path in paths:
+        image = np.asarray(Image.open(path).convert("RGB"))
+        shape = input_hw(("batch", 3, "height", "width"), image.shape[0], image.shape[1], size)
+        arrays.append(letterbox(image, shape)[0][None])
+    return arrays
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="model", required=True)
+    rec = sub.add_parser("ocr-rec", help="the PP-OCRv6 small recogniser")
+    rec.add_argument("--mode", choices=("static", "dynamic"), default="static")
+    rec.add_argument("--method", choices=("minmax", "entropy", "percentile"), default="minmax")
+    rec.add_argument("--ops", default="Conv,MatMul", help="comma list of op types to quantise ('' = all)")
+    rec.add_argument("--per-family", type=int, default=16, help="calibration screens per data/screens family")
+    rec.add_argument("--max-crops", type=int, default=1000)
+    rec.add_argument("--desktops", type=int, default=16, help="ScreenAgent desktop samples to calibrate on")
+    rec.add_argument("--exclude", default="", help="comma list of node names kept in float")
+    rec.add_argument("--out", type=Path, default=ROOT / "models" / "ppocrv6-rec-small-int8.onnx")
+    det = sub.add_parser("detector", help="the YOLO11m UI detector")
+    det.add_argument("--source", type=Path, default=ROOT / "models" / "ui-detector.onnx")
+    det.add_argument("--apps", type=int, default=20)
+    det.add_argument("--per-app", type=int, default=2)
+    det.add_argument("--desktops", type=int, default=10)
+    det.add_argument("--method", choices=("minmax", "entropy", "percentile"), default="minmax")
+    det.add_argument(
+        "--exclude",
+        default=r"^/model\.23/(?!cv[23])",
+        help="regular expression of the node names kept in float (default: the head after its convolutions)",
+    )
+    det.add_argument("--ops", default="", help="comma list of op types to quantise ('' = all)")
+    det.add_argument("--out", type=Path, default=ROOT / "models" / "ui-detector-int8.onnx")
+    args = parser.parse_args(argv)
+
+    if args.model == "ocr-rec":
+        source = rec_source()
+        ops = [o for o in args.ops.split(",") if o] or None
+        if args.mode == "dynamic":
+            quantise_dynamic(source, args.out, ops or ["Conv", "MatMul"])
+        else:
+            screens = _calibration_screens(SCREENS, args.per_family, args.desktops)
+            arrays = rec_calibration_batches(screens, args.max_crops)
+            print(f"calibration: {len(screens)} screens, {len(arrays)} crops")
+            exclude = [e for e in args.exclude.split(",") if e]
+            quantise_static(source, args.out, arrays, method=args.method, op_types=ops, exclude=exclude)
+    else:
+        import onnx
+
+        model = onnx.load(str(args.source))
+        size = int(model.graph.input[0].type.tensor_type.shape.dim[2].dim_value or 640)
+        arrays = detector_calibration(args.apps, args.per_app, args.desktops, size)
+        print(f"calibration: {len(arrays)} screenshots")
+        keep = [n.name for n in model.graph.node if args.exclude and re.search(args.exclude, n.name)]
+        ops = [o for o in args.ops.split(",") if o] or None
+        quantise_static(args.source, args.out, arrays, method=args.method, op_types=ops, exclude=keep)
+    print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, sha256 {sha256(args.out)}")
+
+
+if __name__ == "__main__":
+    main()
