@@ -113,31 +113,6 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     ]
 
 
-def ink_box(image: RGBImage, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """A text crop's box shrunk to its ink (plus an eighth of its height), the detector's padding gone.
-
-    Text detection pads each line (DB's unclip) so the recogniser sees its margins; the element's box is
-    the text itself, as a person would draw it (and as a page's own boxes are, within their line height).
-    """
-    x1, y1, x2, y2 = box
-    crop = image[y1:y2, x1:x2].astype(np.int16)
-    if crop.shape[0] < 4 or crop.shape[1] < 2:
-        return box
-    grey = crop.mean(axis=2)
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    ink = np.abs(grey - np.median(border)) > INK_CONTRAST
-    rows, columns = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-    if len(rows) == 0:
-        return box
-    pad = max(1, (y2 - y1) // 8)
-    return (
-        max(x1 + int(columns[0]) - pad, x1),
-        max(y1 + int(rows[0]) - pad, y1),
-        min(x1 + int(columns[-1]) + 1 + pad, x2),
-        min(y1 + int(rows[-1]) + 1 + pad, y2),
-    )
-
-
 def lines_to_elements(lines: Sequence[TextLine], width: int, height: int, min_score: float) -> list[Element]:
     """Axis-aligned text elements from OCR quads, clipped to the image, empty or weak lines dropped."""
     elements = []

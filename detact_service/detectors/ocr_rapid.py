@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_box, ink_spans
+from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
@@ -331,7 +331,7 @@ class RapidOCRStage(OcrStage):
         image: RGBImage, quads: Sequence[npt.NDArray[np.float64]]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The recognition crops of detected lines (a line split into items at wide gaps and colour
-        changes: :func:`ink_spans`) and each crop's element box as a quad (:func:`ink_box`: its ink)."""
+        changes: :func:`ink_spans`) and each crop's quad (the detected one when the line is not split)."""
         height, width = image.shape[:2]
         boxes: list[tuple[int, int, int, int]] = []
         line_quads: list[npt.NDArray[np.float64]] = []
@@ -342,11 +342,13 @@ class RapidOCRStage(OcrStage):
             if x2 - x1 < 2 or y2 - y1 < 2:
                 continue
             if len(spans) < 2:  # read the ink's extent: less blank to pay for in recognition
-                spans = [spans[0] if TIGHT_CROPS else (int(x1), int(x2))]
-            for a, b in spans:
+                a, b = spans[0] if TIGHT_CROPS else (int(x1), int(x2))
                 boxes.append((a, int(y1), b, int(y2)))
-                e1, f1, e2, f2 = ink_box(image, (a, int(y1), b, int(y2)))
-                line_quads.append(np.asarray([[e1, f1], [e2, f1], [e2, f2], [e1, f2]], dtype=np.float64))
+                line_quads.append(np.asarray(quad, dtype=np.float64))
+            else:
+                for a, b in spans:
+                    boxes.append((a, int(y1), b, int(y2)))
+                    line_quads.append(np.asarray([[a, y1], [b, y1], [b, y2], [a, y2]], dtype=np.float64))
         box_array = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
         return box_array, np.asarray(line_quads, dtype=np.float64).reshape(-1, 4, 2)
 
