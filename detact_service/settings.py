@@ -67,8 +67,9 @@ class DetectorSettings(StageSettings):
         None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
     )
     int8: bool = Field(
-        True,
-        description="Run the int8 copy '<model>-int8' of the detector when the manifest ships one (CPU).",
+        False,
+        description="Run the int8 copy '<model>-int8' of the detector when the manifest ships one (CPU): "
+        "2.5x less CPU, 0.01-0.03 less recall on web and MiniWoB++ screens (docs/OCR.md).",
     )
 
 
