@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.pipeline import PROFILES, resolve_backend
@@ -14,7 +11,7 @@ from detact_service.settings import Settings
 from detact_service.stages import StageUnavailable
 from detact_service.understanding.merge import merge_elements
 from detact_service.understanding.merge_reader import ReaderMergeStage, marks_in_detector_boxes
-from tests.browser import chromium
+from tests.browser import page_with_boxes
 
 PAGE = """<!doctype html><html><body style="font: 17px sans-serif; margin: 0; background: #fff">
 <div id="row-alice" style="display: flex; align-items: center; gap: 16px; padding: 14px 18px;
@@ -33,18 +30,7 @@ IDS = ("row-alice", "avatar", "name", "row-news", "news", "label")
 
 @pytest.fixture(scope="module")
 def page() -> tuple[np.ndarray, dict[str, tuple[int, int, int, int]]]:
-    with chromium(size=(420, 860)) as browser:
-        browser.get("data:text/html;charset=utf-8," + PAGE.replace("#", "%23"))
-        shot = np.asarray(Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB"))
-        boxes = {}
-        for element_id in IDS:
-            rect = browser.execute_script(
-                "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
-                "return [r.left, r.top, r.right, r.bottom];",
-                element_id,
-            )
-            boxes[element_id] = tuple(round(v) for v in rect)
-    return shot, boxes
+    return page_with_boxes(PAGE, IDS, (420, 860))
 
 
 def test_an_avatar_taken_for_a_radio_leaves_its_row_whole_and_a_checkbox_takes_its_label(

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
@@ -26,7 +23,7 @@ from detact_service.understanding.semimask import (
     context_windows,
     reader_views,
 )
-from tests.browser import chromium
+from tests.browser import page_with_boxes
 
 PAGE = """<!doctype html><html><body style="font: 15px sans-serif; margin: 40px; background: #fff">
 <div style="display: flex; border-bottom: 1px solid #ccc; margin-bottom: 30px">
@@ -97,18 +94,7 @@ def stage() -> ReaderAttributeStage:
 @pytest.fixture(scope="module")
 def page() -> Page:
     """The page's screenshot and the box of each element (CSS pixels at device scale 1)."""
-    with chromium(size=(1280, 800)) as browser:
-        browser.get("data:text/html;charset=utf-8," + PAGE.replace("#", "%23"))
-        shot = np.asarray(Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB"))
-        boxes = {}
-        for element_id in IDS:
-            rect = browser.execute_script(
-                "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
-                "return [r.left, r.top, r.right, r.bottom];",
-                element_id,
-            )
-            boxes[element_id] = tuple(round(v) for v in rect)
-    return shot, boxes
+    return page_with_boxes(PAGE, IDS, (1280, 800))
 
 
 def read_page(stage: ReaderAttributeStage, page: Page) -> dict[str, Element]:
