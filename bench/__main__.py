@@ -147,16 +147,17 @@ def timed(name: str, timings: dict[str, float], fn: Callable[[], str]) -> str:
     return out
 
 
-def real_desktop_section(count: int = 10) -> str:
-    """Latency of ``detact`` on real desktop screenshots from the team's shared samples (no labels)."""
+def real_desktop_section(count: int = 10, profiles: tuple[str, ...] = ("full", "detact")) -> str:
+    """Latency of the default and the ``detact`` profiles on real desktop screenshots from the team's
+    shared samples (no labels)."""
     samples = sorted(SAMPLES.glob("*.jpg"))[:count]
     if not samples:
         return "(the shared samples are not on this machine)"
-    row = pipeline_latency.run_on_files(samples, label="real desktop 1024x768")
+    rows = [pipeline_latency.run_on_files(samples, p, label="real desktop 1024x768") for p in profiles]
     return (
         f"{len(samples)} ScreenAgent screenshots (Windows and Linux desktops, JPEG, 1024x768, no labels) "
         "from the team's shared samples, parsed in this process after one warm-up parse; medians per "
-        "stage.\n\n" + pipeline_latency.to_markdown([row])
+        "stage.\n\n" + pipeline_latency.to_markdown(rows)
     )
 
 
@@ -195,7 +196,7 @@ def main() -> None:
     command = "python -m bench --quick" if quick else "python -m bench"
     today = datetime.date.today().isoformat()
     runtime = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in timings.items())
-    heading = "## Real desktop screenshots, profile `detact` (latency only)"
+    heading = "## Real desktop screenshots, profiles `full` and `detact` (latency only)"
     desktop_md = f"{heading}\n\n{desktop}\n\n" if desktop else ""
     text = f"""# Benchmarks
 

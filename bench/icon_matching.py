@@ -43,7 +43,7 @@ def build_pack_module() -> ModuleType:
 def make_rois(count: int, seed: int = 0) -> tuple[list[npt.NDArray[np.uint8]], list[str]]:
     """``count`` icon crops (glyph box + 3 px) of random pack glyphs, sizes and colours, and their names."""
     builder = build_pack_module()
-    rows = read_index(Settings().icons_dir)["templates"]
+    rows = read_index(Settings().icons.dir)["templates"]
     assert isinstance(rows, list)
     rng = np.random.default_rng(seed)
     rois: list[npt.NDArray[np.uint8]] = []
@@ -88,9 +88,9 @@ def report(repeats: int = 7, naive_rois: int = 3) -> str:
     """Time both ways; a markdown paragraph and table."""
     settings = Settings()
     start = time.perf_counter()
-    pack = load_pack(settings.icons_dir)
+    pack = load_pack(settings.icons.dir)
     load_s = time.perf_counter() - start
-    matcher = IconMatcher(pack=pack, threshold=settings.icon_threshold)
+    matcher = IconMatcher(pack=pack, threshold=settings.icons.threshold)
     rois, names = make_rois(200)
     matcher.match(rois[:5])  # warm-up
     naive_per_roi = time_naive(pack, rois[:naive_rois])
@@ -98,7 +98,7 @@ def report(repeats: int = 7, naive_rois: int = 3) -> str:
     accuracy = float(np.mean([name == truth for (name, _), truth in zip(results, names, strict=True)]))
     lines = [
         f"Pack: {len(pack)} templates, loaded in {load_s:.2f} s (once per process); the two-step matcher "
-        f"names {accuracy:.1%} of these 200 ROIs right (threshold {settings.icon_threshold}).",
+        f"names {accuracy:.1%} of these 200 ROIs right (threshold {settings.icons.threshold}).",
         "",
         "| ROIs | two-step: median (min-max) | per ROI "
         "| naive: skimage SSIM vs every template (extrapolated) | speed-up |",

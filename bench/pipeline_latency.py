@@ -82,13 +82,13 @@ def run_on_files(paths: list[Path], profile: str = "detact", label: str = "files
 
 
 def to_markdown(rows: list[LatencyRow]) -> str:
-    stage_names = list(rows[0].stages_ms) if rows else []
+    stage_names = list(dict.fromkeys(name for r in rows for name in r.stages_ms))
     header = (
         "| profile | OCR | size | " + " | ".join(stage_names) + " | total median | total p90 | elements |"
     )
     lines = [header, "|" + "---|" * (len(stage_names) + 6)]
     for r in rows:
-        cells = " | ".join(f"{r.stages_ms[s]:.0f}" for s in stage_names)
+        cells = " | ".join(f"{r.stages_ms[s]:.0f}" if s in r.stages_ms else "" for s in stage_names)
         totals = f"{r.total_median_ms:.0f} | {r.total_p90_ms:.0f}"
         lines.append(f"| {r.profile} | {r.ocr} | {r.size} | {cells} | {totals} | {r.elements} |")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ Scoring every ROI against every template with SSIM would take minutes, so matchi
 normalised cross-correlation of every ROI with every template (one matrix product over 16x16
 thumbnails) keeps the top :data:`TOP_K` templates per ROI, then exact SSIM (grayscale, as
 ``skimage.metrics.structural_similarity`` by default: 7x7 uniform window, sample covariance) ranks
-those. A name is given when the best SSIM reaches the threshold (``settings.icon_threshold``, 0.95).
+those. A name is given when the best SSIM reaches the threshold (``DETACT_ICONS__THRESHOLD``, 0.95).
 """
 
 from __future__ import annotations
