@@ -198,9 +198,12 @@ def rec_source() -> Path:
     return models.path(models.rec)
 
 
-def detector_calibration(apps: int, per_app: int, desktops: int, size: int) -> list[npt.NDArray[np.float32]]:
+def detector_calibration(
+    apps: int, per_app: int, desktops: int, size: int, per_family: int = 0
+) -> list[npt.NDArray[np.float32]]:
     """Letterboxed detector inputs: ``per_app`` screenshots of each of the first ``apps`` phone_real train
-    apps and ``desktops`` ScreenAgent desktop screenshots (after the 3 that ``bench.ocr`` times)."""
+    apps, ``desktops`` ScreenAgent desktop screenshots (after the 3 that ``bench.ocr`` times) and
+    ``per_family`` train-split screens of each ``data/screens`` family (web, Qt, MiniWoB++, ...)."""
     from PIL import Image
 
     from detact_service.detectors.yolo_onnx import input_hw, letterbox
@@ -215,6 +218,8 @@ def detector_calibration(apps: int, per_app: int, desktops: int, size: int) -> l
         step = max(1, len(files) // per_app)
         paths.extend(files[::step][:per_app])
     paths.extend(sorted(DESKTOP_SAMPLES.glob("*.jpg"))[3 : 3 + desktops])
+    if per_family:
+        paths.extend(_calibration_screens(SCREENS, per_family))
     arrays = []
     for path in paths:
         image = np.asarray(Image.open(path).convert("RGB"))
@@ -240,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     det.add_argument("--apps", type=int, default=20)
     det.add_argument("--per-app", type=int, default=2)
     det.add_argument("--desktops", type=int, default=10)
+    det.add_argument("--per-family", type=int, default=0, help="train-split data/screens per family")
     det.add_argument("--method", choices=("minmax", "entropy", "percentile"), default="minmax")
     det.add_argument(
         "--exclude",
@@ -266,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         model = onnx.load(str(args.source))
         size = int(model.graph.input[0].type.tensor_type.shape.dim[2].dim_value or 640)
-        arrays = detector_calibration(args.apps, args.per_app, args.desktops, size)
+        arrays = detector_calibration(args.apps, args.per_app, args.desktops, size, args.per_family)
         print(f"calibration: {len(arrays)} screenshots")
         keep = [n.name for n in model.graph.node if args.exclude and re.search(args.exclude, n.name)]
         ops = [o for o in args.ops.split(",") if o] or None
