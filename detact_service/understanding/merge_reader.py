@@ -25,8 +25,7 @@ from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.merge import GROUP_INSIDE, LABELLED_MARKS, merge_elements
-from detact_service.understanding.reader import TYPES, ReaderAttributeStage, read
-from detact_service.understanding.semimask import box_features, reader_views
+from detact_service.understanding.reader import TYPES, ReaderAttributeStage
 
 NOT_A_MARK_CONFIDENCE = 0.5
 """The reader's confidence in another type at which a segment mark becomes an icon."""
@@ -81,13 +80,7 @@ class ReaderMergeStage(Backend):
         candidates = [marks_in_detector_boxes(parse.elements) for parse in parses]
         elements = [list(parse.elements) for parse in parses]
         if any(len(c) for c in candidates):
-            views, features = [], []
-            for image, parse, picked in zip(images, parses, candidates, strict=True):
-                boxes = geometry.boxes_of([parse.elements[i] for i in picked]).astype(np.int64).reshape(-1, 4)
-                views.append(reader_views(image, boxes, self.reader.spec.geometry))
-                features.append(box_features(boxes, parse.width, parse.height))
-            batch_size = self.settings.attributes.batch_size
-            reading = read(self.load(), np.concatenate(views), np.concatenate(features), batch_size)
+            reading = self.reader.read_picked(images, parses, [c.tolist() for c in candidates])
             not_mark = ~np.isin(reading.type_index, MARK_TYPE_INDICES) & (
                 reading.type_confidence >= NOT_A_MARK_CONFIDENCE
             )

@@ -174,21 +174,25 @@ class ReaderAttributeStage(Backend):
 
         return cached_model(("reader-onnx", str(spec.path), use_cuda), load)
 
-    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+    def read_picked(
+        self, images: Sequence[RGBImage], parses: Sequence[ScreenParse], picks: Sequence[Sequence[int]]
+    ) -> Reading:
+        """The reader's answers for the picked elements of each parse, in order, in one batched pass."""
         views: list[RGBImage] = []
         features: list[npt.NDArray[np.float32]] = []
-        picks: list[list[int]] = []
-        for image, parse in zip(images, parses, strict=True):
-            picked = [i for i, e in enumerate(parse.elements) if e.type is not ElementType.REGION]
+        for image, parse, picked in zip(images, parses, picks, strict=True):
             boxes = np.asarray([parse.elements[i].bbox for i in picked], dtype=np.int64).reshape(-1, 4)
             views.append(reader_views(image, boxes, self.spec.geometry))
             features.append(box_features(boxes, parse.width, parse.height))
-            picks.append(picked)
-        if not sum(len(p) for p in picks):
-            return list(parses)
-        reading = read(
+        return read(
             self.load(), np.concatenate(views), np.concatenate(features), self.settings.attributes.batch_size
         )
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        picks = [[i for i, e in enumerate(p.elements) if e.type is not ElementType.REGION] for p in parses]
+        if not sum(len(p) for p in picks):
+            return list(parses)
+        reading = self.read_picked(images, parses, picks)
         out = []
         start = 0
         for parse, picked in zip(parses, picks, strict=True):
