@@ -284,9 +284,13 @@ def ort_threads(threads: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def onnx_session(path: Path, threads: int, use_cuda: bool) -> Any:
+def onnx_session(path: Path, threads: int, use_cuda: bool, arena: bool = False) -> Any:
     """An ONNX Runtime session set up the same way for every model: all graph optimisations, ``threads``
-    intra-op threads (0: every core this process may use), CUDA first when asked for and present."""
+    intra-op threads (0: every core this process may use), CUDA first when asked for and present.
+
+    ``arena`` keeps ONNX Runtime's CPU memory arena, which holds the largest activations of any call for
+    the process's life: worth it only for a model of small inputs called many times (the recogniser).
+    """
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -298,6 +302,7 @@ def onnx_session(path: Path, threads: int, use_cuda: bool) -> Any:
     # Worker threads sleep instead of spinning between ops: on a busy or shared CPU spinning threads steal
     # the cores the other thread needs (measured faster here; docs/OCR.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.enable_cpu_mem_arena = arena
     providers = ["CPUExecutionProvider"]
     if use_cuda and "CUDAExecutionProvider" in ort.get_available_providers():
         providers.insert(0, "CUDAExecutionProvider")

@@ -139,7 +139,7 @@ class PaddleOcrEngine:
         from rapidocr.ch_ppocr_det.utils import DBPostProcess
 
         self.det = onnx_session(models.path(models.det), threads, use_cuda)
-        self.rec = onnx_session(rec or models.path(models.rec), threads, use_cuda)
+        self.rec = onnx_session(rec or models.path(models.rec), threads, use_cuda, arena=True)
         meta = self.rec.get_modelmeta().custom_metadata_map
         self.characters = np.asarray(["", *meta["character"].splitlines(), " "], dtype=object)
         self.post = DBPostProcess(

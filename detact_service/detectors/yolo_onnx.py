@@ -22,6 +22,7 @@ from detact_service.models import (
     ModelUnavailable,
     model_entry,
     model_spec,
+    onnx_session,
     resolve_device,
 )
 from detact_service.settings import Settings
@@ -176,13 +177,8 @@ class YoloOnnxDetector(Backend):
         spec = self.spec
 
         def load() -> Any:
-            import onnxruntime
-
             spec.verify()
-            providers = (
-                ["CUDAExecutionProvider", "CPUExecutionProvider"] if use_cuda else ["CPUExecutionProvider"]
-            )
-            return onnxruntime.InferenceSession(str(spec.path), providers=providers)
+            return onnx_session(spec.path, 0, use_cuda)
 
         return cached_model(("yolo-onnx", str(spec.path), use_cuda), load)
 

@@ -31,6 +31,7 @@ PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this m
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
+LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
@@ -96,13 +97,15 @@ def adopt_segment_types(widgets: Sequence[Element]) -> list[Element]:
     return [w for i, w in enumerate(out) if i not in dropped]
 
 
-def drop_groups(widgets: Sequence[Element]) -> list[Element]:
+def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> list[Element]:
     """Drop detector boxes that hold two or more other detector boxes (a toolbar, a dialog).
 
     Only detector boxes count as controls here: the classical segmenter's types are guesses that a real
     screen's list row (an avatar read as a radio, a badge as a button) would otherwise break up. A box
     whose controls cover less than :data:`GROUP_COVER` of it has a surface of its own (a search field
-    with icons at its ends, a tappable card) and stays, beside the controls it holds.
+    with icons at its ends, a tappable card) and stays, beside the controls it holds. An inner box that
+    is one of ``texts`` (IoU >= :data:`LABEL_BOX_IOU`) is a label, not a control: a tile with its icon
+    and its caption detected apart is one control.
     """
     detected = np.asarray([w.source == "detector" for w in widgets])
     if detected.sum() < 3:
@@ -113,8 +116,15 @@ def drop_groups(widgets: Sequence[Element]) -> list[Element]:
     areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
     inside &= areas[:, None] < areas[None, :]
     covered = (inside * areas[:, None]).sum(axis=0) / np.maximum(areas, 1.0)
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    is_label = (
+        geometry.iou_matrix(boxes, text_boxes).max(axis=1) >= LABEL_BOX_IOU
+        if len(text_boxes)
+        else np.zeros(len(boxes), dtype=bool)
+    )
+    controls = (inside & ~is_label[:, None]).sum(axis=0)
     group = np.zeros(len(widgets), dtype=bool)
-    group[np.flatnonzero(detected)] = (inside.sum(axis=0) >= 2) & (covered >= GROUP_COVER)
+    group[np.flatnonzero(detected)] = (controls >= 2) & (covered >= GROUP_COVER)
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
 
 
@@ -316,7 +326,7 @@ def merge_elements(
     is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
-    others = drop_glyphs_in_controls(drop_groups(deduplicate(others)))
+    others = drop_glyphs_in_controls(drop_groups(deduplicate(others), texts))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
     texts, others = attach_text(texts, others)

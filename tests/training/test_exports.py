@@ -12,7 +12,7 @@ from PIL import Image
 from detact_service.core import Element, ElementState, ElementType
 from training.data.__main__ import main
 from training.data.engine import render, source_for_seed
-from training.data.export import SPLITS, YOLO_CLASSES, split_of
+from training.data.export import SPLITS, YOLO_CLASSES, export_interactive_yolo, split_of
 from training.data.labels import ScreenLabels, write_labels
 
 
@@ -75,6 +75,25 @@ def test_export_yolo(folder: Path, tmp_path: Path) -> None:
     assert (out / "images" / "test" / "dup-test.png").exists()
     yaml = (out / "dataset.yaml").read_text()
     assert f"nc: {len(YOLO_CLASSES)}" in yaml and "textarea -> input" in yaml
+
+
+def test_export_interactive_yolo_adds_one_class_train_screens(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "mixed"
+    counts = export_interactive_yolo(folder, out, {"test": 5, "absent": 3})
+    assert counts == {"test": 5, "absent": 0}
+    label_files = sorted((out / "labels" / "train").glob("*.txt"))
+    assert len(label_files) == 5
+    for label_file in label_files:
+        template = json.loads((folder / f"{label_file.stem}.json").read_text())["template"]
+        assert split_of(template) == "train"
+        assert (out / "images" / "train" / f"{label_file.stem}.png").is_symlink()
+        lines = label_file.read_text().splitlines()
+        # the button, the checkbox and the textarea; not the text or the region
+        assert len(lines) == 3 and {line.split()[0] for line in lines} == {"0"}
+    export_interactive_yolo(folder, tmp_path / "again", {"test": 5})  # the same seed draws the same screens
+    assert [f.name for f in sorted((tmp_path / "again" / "labels" / "train").glob("*.txt"))] == [
+        f.name for f in label_files
+    ]
 
 
 def test_export_attributes_contact_sheet_datasheet(folder: Path, tmp_path: Path) -> None:

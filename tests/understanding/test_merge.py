@@ -134,6 +134,17 @@ def test_a_box_around_several_controls_is_a_group_and_each_control_stays() -> No
     assert [e.bbox for e in merged] == [b.bbox for b in buttons]
 
 
+def test_a_tile_whose_icon_and_caption_are_detected_apart_is_one_control() -> None:
+    tile = detected((376, 500, 554, 640))
+    icon, caption_box = detected((430, 510, 500, 580)), detected((420, 590, 510, 625))
+    caption = text((425, 595, 505, 620), "YouTube")
+    merged = merge_elements([tile, icon, caption_box, caption], screen_width=1080, screen_height=2340)
+    assert tile.bbox in [e.bbox for e in merged]
+    # two inner boxes that are not texts make the same box a group
+    merged = merge_elements([tile, icon, caption_box], screen_width=1080, screen_height=2340)
+    assert tile.bbox not in [e.bbox for e in merged]
+
+
 def test_a_search_field_with_icons_at_its_ends_stays_beside_them() -> None:
     field = detected((10, 60, 530, 125))
     icons = [detected((15, 63, 70, 123)), detected((460, 63, 520, 122))]

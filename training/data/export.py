@@ -17,7 +17,7 @@ import os
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -188,6 +188,35 @@ def export_yolo(folder: Path, out: Path, dedupe: bool = True) -> dict[str, int]:
     class_map = {"classes": list(YOLO_CLASSES), "type_to_class": {t.value: c for t, c in YOLO_MERGE.items()}}
     (out / "class_map.json").write_text(json.dumps(class_map, indent=1) + "\n")
     return {**counts, "duplicates_dropped": dropped}
+
+
+def export_interactive_yolo(
+    folder: Path, out: Path, per_source: dict[str, int], split: str = "train", seed: int = 0
+) -> dict[str, int]:
+    """Add ``per_source[source]`` screens of ``split`` to a one-class (``interactive``) YOLO set in ``out``.
+
+    The labels are the screens' interactive elements, the convention of a one-class detector of
+    interactable regions; how a phone fine-tune also sees desktop and web screens. Screens are drawn
+    evenly at random (``seed``) from each source; returns the count per source.
+    """
+    (out / "images" / split).mkdir(parents=True, exist_ok=True)
+    (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    counts = dict.fromkeys(per_source, 0)
+    items = [item for item in load_items(folder) if item.split == split and item.labels.source in per_source]
+    for source, wanted in per_source.items():
+        pool = [item for item in items if item.labels.source == source]
+        for index in sorted(rng.choice(len(pool), size=min(wanted, len(pool)), replace=False)):
+            item = pool[index]
+            link = out / "images" / split / item.image_path.name
+            if not link.exists():
+                link.symlink_to(item.image_path.resolve())
+            interactive = [e for e in item.labels.elements if e.is_interactive]
+            lines = yolo_lines(replace(item.labels, elements=interactive))
+            text = "".join("0" + line[line.index(" ") :] + "\n" for line in lines)
+            (out / "labels" / split / f"{item.image_path.stem}.txt").write_text(text)
+            counts[source] += 1
+    return counts
 
 
 def attribute_target(element: Element) -> str:

@@ -36,6 +36,7 @@ def train(
     hours: float = 0.0,
     freeze: int = 0,
     mosaic: float = 0.5,
+    lr0: float = 0.0,
 ) -> Path:
     """Run Ultralytics training; returns the path of ``best.pt``.
 
@@ -44,7 +45,8 @@ def train(
     ``threads`` overrides Ultralytics' CPU thread count (it uses all cores but one). ``hours`` > 0 bounds
     the run by time instead of ``epochs`` (Ultralytics re-plans the epochs and the schedule after the first):
     how a run fits a GPU machine's 10-minute call. ``freeze`` keeps the first N layers fixed (11: the YOLO11
-    backbone), what makes fine-tuning a pretrained detector fit a CPU session.
+    backbone), what makes fine-tuning a pretrained detector fit a CPU session. ``lr0`` > 0 sets AdamW's
+    initial learning rate (0: Ultralytics' automatic choice, AdamW at 0.002 for one class).
     """
     go_offline()
     without_polars()
@@ -88,6 +90,7 @@ def train(
             save_period=1,
             time=hours or None,
             verbose=False,
+            **({"optimizer": "AdamW", "lr0": lr0} if lr0 > 0 else {}),
         )
     save_dir = Path(getattr(results, "save_dir", run_dir)) if results is not None else run_dir
     return save_dir / "weights" / "best.pt"
@@ -139,6 +142,7 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=0.0, help="bound the run by time (overrides --epochs)")
     parser.add_argument("--freeze", type=int, default=0, help="keep the first N layers fixed (11: backbone)")
     parser.add_argument("--mosaic", type=float, default=0.5, help="share of mosaic-augmented training images")
+    parser.add_argument("--lr0", type=float, default=0.0, help="AdamW's initial rate (0: Ultralytics')")
     parser.add_argument("--resume", action="store_true")
     args = parser.parse_args()
     best = train(
@@ -161,6 +165,7 @@ def main() -> None:
         args.hours,
         args.freeze,
         args.mosaic,
+        args.lr0,
     )
     print(best)
 
