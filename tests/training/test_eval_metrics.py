@@ -27,13 +27,18 @@ def test_greedy_matching_uses_each_prediction_once() -> None:
     assert greedy_matches(truth, both, np.array([0.5, 0.6])) == 2
 
 
-def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
+def login_screen() -> Screen:
+    """A 300x100 screen labelled with an OK button, a checked checkbox and its label text."""
     labels = [
         Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
         Element((0, 50, 20, 70), ElementType.CHECKBOX, state=ElementState(checked=True)),
         Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
     ]
-    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    return Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+
+
+def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
+    screen = login_screen()
     predictions = [
         Element((0, 0, 100, 41), ElementType.BUTTON, score=0.9, source="detector"),
         Element((0, 50, 20, 70), ElementType.BUTTON, score=0.8, source="detector"),  # right box, wrong class
@@ -51,12 +56,7 @@ def test_screen_scoring_per_class_interactive_recall_and_precision() -> None:
 
 
 def test_a_one_class_detector_counts_for_every_interactive_label() -> None:
-    labels = [
-        Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
-        Element((0, 50, 20, 70), ElementType.CHECKBOX),
-        Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
-    ]
-    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    screen = login_screen()
     predictions = [
         Element((0, 0, 100, 41), ElementType.ICON, score=0.9, source="detector"),
         Element((30, 50, 200, 70), ElementType.ICON, score=0.5, source="detector"),  # the label's text
@@ -69,12 +69,7 @@ def test_a_one_class_detector_counts_for_every_interactive_label() -> None:
 
 
 def test_peer_is_scored_class_agnostically_on_the_same_screen() -> None:
-    labels = [
-        Element((0, 0, 100, 40), ElementType.BUTTON, text="OK"),
-        Element((0, 50, 20, 70), ElementType.CHECKBOX),
-        Element((30, 50, 200, 70), ElementType.TEXT, text="Remember me"),
-    ]
-    screen = Screen("toy", np.zeros((100, 300, 3), dtype=np.uint8), labels)
+    screen = login_screen()
     seen: list[tuple[int, ...]] = []
 
     def peer(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -137,8 +137,9 @@ def _place(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def yolo_lines(labels: ScreenLabels) -> list[str]:
-    """YOLO label lines ``class cx cy w h`` (normalised) for a screenshot's elements."""
+def yolo_lines(labels: ScreenLabels, one_class: bool = False) -> list[str]:
+    """YOLO label lines ``class cx cy w h`` (normalised) for a screenshot's elements; with ``one_class``
+    every line is class 0."""
     lines = []
     for element in labels.elements:
         x1, y1, x2, y2 = element.bbox
@@ -146,7 +147,7 @@ def yolo_lines(labels: ScreenLabels) -> list[str]:
         x2, y2 = min(x2, labels.width), min(y2, labels.height)
         if x2 <= x1 or y2 <= y1:
             continue
-        cls = YOLO_CLASSES.index(YOLO_MERGE[element.type])
+        cls = 0 if one_class else YOLO_CLASSES.index(YOLO_MERGE[element.type])
         cx, cy = (x1 + x2) / 2 / labels.width, (y1 + y2) / 2 / labels.height
         w, h = (x2 - x1) / labels.width, (y2 - y1) / labels.height
         lines.append(f"{cls} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
@@ -212,9 +213,9 @@ def export_interactive_yolo(
             if not link.exists():
                 link.symlink_to(item.image_path.resolve())
             interactive = [e for e in item.labels.elements if e.is_interactive]
-            lines = yolo_lines(replace(item.labels, elements=interactive))
-            text = "".join("0" + line[line.index(" ") :] + "\n" for line in lines)
-            (out / "labels" / split / f"{item.image_path.stem}.txt").write_text(text)
+            lines = yolo_lines(replace(item.labels, elements=interactive), one_class=True)
+            label_file = out / "labels" / split / f"{item.image_path.stem}.txt"
+            label_file.write_text("".join(f"{line}\n" for line in lines))
             counts[source] += 1
     return counts
 
