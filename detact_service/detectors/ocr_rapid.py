@@ -54,6 +54,7 @@ DET_MIN_SIDE = 480  # small screenshots are enlarged until their short side is t
 REC_HEIGHT = 48
 REC_MIN_WIDTH = 0  # PaddleOCR pads every batch to at least 320 px: measured no better here, only slower
 REC_BATCH = 16  # crops per recognition call at most
+REC_BATCH_WIDTH = 4096  # padded pixels of width per call at most: the arena keeps the largest call's memory
 TIGHT_CROPS = True
 REC_BUCKET_RATIO = 1.15  # crops are padded to the next width of a geometric ladder (16 px, x1.15, ...)
 
@@ -191,7 +192,11 @@ class PaddleOcrEngine:
         order = sorted(range(len(crops)), key=lambda i: (rungs[i], i))
         batches: list[list[int]] = []
         for i in order:
-            if batches and len(batches[-1]) < REC_BATCH and rungs[batches[-1][0]] == rungs[i]:
+            if (
+                batches
+                and rungs[batches[-1][0]] == rungs[i]
+                and len(batches[-1]) < min(REC_BATCH, max(1, REC_BATCH_WIDTH // rungs[i]))
+            ):
                 batches[-1].append(i)
             else:
                 batches.append([i])

@@ -116,6 +116,29 @@ def test_a_crop_reads_the_same_alone_or_with_the_whole_screen() -> None:
     assert np.allclose([s for _, s in alone], [s for _, s in together[::3]], atol=1e-5)
 
 
+def test_long_lines_are_read_in_calls_of_bounded_width() -> None:
+    """ONNX Runtime's arena keeps the memory of the widest call for the life of the process: a call holds
+    at most REC_BATCH_WIDTH padded pixels of width, so a page of long lines does not grow the service."""
+    from detact_service.detectors.ocr_rapid import REC_BATCH_WIDTH
+
+    painter = ScreenPainter(1900, 420)
+    sentence = "Read the terms of service before you continue to the next page of the form"
+    for row in range(6):
+        painter.text((10, 10 + 68 * row), sentence, size=24)
+    image = np.asarray(painter.done().image)
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    engine = stage._engine()  # type: ignore[attr-defined]
+    bgr = np.ascontiguousarray(image[..., ::-1])
+    crops = [bgr[10 + 68 * row : 50 + 68 * row, 5:1890] for row in range(6)]
+    profile = OcrProfile()
+    texts = engine.recognise(crops, profile)
+    assert all("terms of service" in text for text, _ in texts)
+    widest = max(profile.rec_widths)
+    assert len(set(profile.rec_widths)) == 1 and widest > REC_BATCH_WIDTH // 6  # one rung, too wide for one call
+    per_call = REC_BATCH_WIDTH // widest
+    assert profile.rec_calls == -(-6 // per_call) > 1
+
+
 def test_detection_runs_at_the_capped_long_side_and_small_screens_are_enlarged() -> None:
     big = np.asarray(render_form(2560, 1440).image)
     parse, stage = read(big, ocr_det_max_side=1280)

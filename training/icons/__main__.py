@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--threads", type=int, default=1)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
+    train.add_argument("--width", type=int, default=32, help="the CNN's base channel count")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             minutes=args.minutes,
             threads=args.threads,
             lookalike=args.lookalike,
+            width=args.width,
             seed=args.seed,
         )
     elif args.command == "export":

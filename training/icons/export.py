@@ -48,7 +48,7 @@ def export(
         if classes and list(state["classes"]) != classes:
             raise SystemExit(f"{path}: another vocabulary than {checkpoints[0]}")
         classes = list(state["classes"])
-        net = IconNet(len(classes))
+        net = IconNet(len(classes), int(state.get("width", 32)))
         net.load_state_dict(state["model"])
         nets.append(net)
     model = nets[0] if len(nets) == 1 else Ensemble(nets)

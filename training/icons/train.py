@@ -39,6 +39,7 @@ def train(
     threads: int = 1,
     minutes: float = 30.0,
     lookalike: float = 1.0,
+    width: int = 32,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
     torch.set_num_threads(threads)
@@ -64,7 +65,7 @@ def train(
         f"{int((labels < 0).sum())} left out (related to a meaning)",
         flush=True,
     )
-    model = IconNet(len(classes))
+    model = IconNet(len(classes), width)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps_per_epoch = (per_class * len(vocab) + unknown + clutter) // batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(
@@ -97,7 +98,7 @@ def train(
             total += float(loss.detach()) * len(yb)
             correct += int((logits.argmax(1) == yb).sum())
             seen += len(yb)
-        torch.save({"model": model.state_dict(), "classes": classes, "epoch": epoch}, out / "last.pt")
+        torch.save({"model": model.state_dict(), "classes": classes, "epoch": epoch, "width": width}, out / "last.pt")
         print(
             f"epoch {epoch}: loss {total / seen:.3f}, train acc {correct / seen:.3f}, "
             f"data {t1 - t0:.0f} s, train {time.perf_counter() - t1:.0f} s",
