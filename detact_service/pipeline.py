@@ -9,16 +9,18 @@ models on first use.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Hashable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import ScreenParse
+from detact_service.core import Element, ScreenParse
 from detact_service.models import ModelUnavailable, model_entry, model_spec, resolve_device
 from detact_service.reparse import (
     Changes,
@@ -174,6 +176,9 @@ class Pipeline:
         self.profile = profile
         self.settings = settings
         self.stages: list[Stage] = [cls(settings) for cls in stage_classes(profile, settings)]
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_pid = 0
+        self._executor_lock = threading.Lock()
 
     @overload
     def parse_batch(
@@ -339,9 +344,14 @@ class Pipeline:
         ]
         memos: list[dict[str, StageMemo]] = [{} for _ in images]
         total_start = time.perf_counter()
+        early = self._start_image_only_stages(images, parses)
         for stage in self.stages:
             start = time.perf_counter()
-            if previous is not None and changes is not None and isinstance(stage, ReusingStage):
+            if stage in early:
+                found, ms = early[stage].result()
+                parses = [p.with_elements([*p.elements, *f]) for p, f in zip(parses, found, strict=True)]
+                start -= ms / 1000.0  # its own run time, not the wait
+            elif previous is not None and changes is not None and isinstance(stage, ReusingStage):
                 key = stage.cache_key(self.settings) if isinstance(stage, Backend) else stage.slot
                 before = [_memo(state, stage.slot, key) for state in previous]
                 parses, datas = stage.run_reusing(images, parses, before, changes)
@@ -360,6 +370,30 @@ class Pipeline:
         for parse in parses:
             parse.timings_ms["total"] = round(total_ms, 2)
         return parses, memos
+
+    def _start_image_only_stages(
+        self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]
+    ) -> dict[Stage, Future[tuple[list[list[Element]], float]]]:
+        """Start every image-only stage after the first (the detector) in a thread of its own, on empty
+        parses; its elements are appended at its turn, so the result equals a run in order. Its ONNX call
+        overlaps the text stage's many small recognition calls, which leave cores idle."""
+        if not self.settings.overlap_stages:
+            return {}
+        early = [s for s in self.stages[1:] if isinstance(s, Backend) and s.image_only]
+        if not early:
+            return {}
+        if self._executor is None or self._executor_pid != os.getpid():  # a forked child has no threads
+            with self._executor_lock:
+                if self._executor is None or self._executor_pid != os.getpid():
+                    self._executor = ThreadPoolExecutor(len(early), thread_name_prefix="detact-stage")
+                    self._executor_pid = os.getpid()
+
+        def run_alone(stage: Stage) -> tuple[list[list[Element]], float]:
+            start = time.perf_counter()
+            done = stage.run(images, [p.with_elements([]) for p in parses])
+            return [list(p.elements) for p in done], (time.perf_counter() - start) * 1000.0
+
+        return {stage: self._executor.submit(run_alone, stage) for stage in early}
 
     def parse(self, image: RGBImage, task: str | None = None) -> ScreenParse:
         """Parse one screenshot."""
@@ -408,11 +442,11 @@ def default_profile(settings: Settings) -> str:
 
 def pipeline_key(name: str, settings: Settings) -> tuple[str, Hashable]:
     """What a profile's pipeline depends on: its stages' backends and their settings groups, and the
-    re-parse bound it applies itself."""
+    re-parse bound and stage overlap it applies itself."""
     if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
     stages = tuple(cls.cache_key(settings) for cls in stage_classes(PROFILES[name], settings))
-    return name, (stages, settings.reparse_max_changed)
+    return name, (stages, settings.reparse_max_changed, settings.overlap_stages)
 
 
 def get_pipeline(settings: Settings, profile: str | None = None) -> Pipeline:

@@ -193,6 +193,9 @@ class Settings(BaseSettings):
         8, ge=0, description="Parse requests that may wait beyond those running; past it 503 + Retry-After."
     )
     retry_after_s: int = Field(2, ge=1, description="Retry-After seconds of a 503 when the queue is full.")
+    overlap_stages: bool = Field(
+        True, description="Run the stages that read only the image (the detector) beside the text stage."
+    )
     batch_max_size: int = Field(4, ge=1, description="Most images grouped into one pipeline run.")
     batch_wait_ms: float = Field(
         5.0, ge=0, description="How long a batch waits for more requests of the same profile."

@@ -74,6 +74,9 @@ class Backend:
     name: ClassVar[str] = ""
     config: ClassVar[tuple[str, ...]] = ()
     """Names of the :class:`Settings` groups this backend reads (``"ocr"``, ``"icons"``, ...)."""
+    image_only: ClassVar[bool] = False
+    """``run`` reads only the images and appends elements to each parse (it reads nothing of the parse): the
+    pipeline may run it beside the stages before it (``DETACT_OVERLAP_STAGES``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

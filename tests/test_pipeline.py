@@ -1,5 +1,8 @@
 """The whole DetACT profile on a rendered 1920x1080 form: real OCR, segmenter, SSIM icons and colours."""
 
+import threading
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -99,6 +102,29 @@ def test_batch_gives_the_same_parses_as_one_by_one(
     assert all(e.relevance is not None for e in parse.elements)  # a task: scored by the relevance stage
     assert all(e.relevance is None for e in batch[1].elements)  # no task: not scored
     assert batch[1].elements == pipeline.parse(small).elements
+
+
+def test_the_detector_overlaps_the_text_stage_and_the_parse_is_the_same(screen: RenderedScreen) -> None:
+    image = np.asarray(screen.image)
+    in_order = get_pipeline(Settings(device="cpu", overlap_stages=False), "fast")
+    overlapped = get_pipeline(Settings(device="cpu"), "fast")
+    assert overlapped is not in_order
+    (detector,) = [s for s in overlapped.stages if s.slot == "detect"]
+    threads: list[str] = []
+    run = detector.run
+
+    def recording_run(*args: Any) -> list[ScreenParse]:
+        threads.append(threading.current_thread().name)
+        return run(*args)
+
+    detector.run = recording_run  # type: ignore[method-assign]
+    try:
+        parse = overlapped.parse(image)
+    finally:
+        del detector.run
+    assert threads and threads[0].startswith("detact-stage")  # not the caller's thread
+    assert parse.elements == in_order.parse(image).elements
+    assert any(e.source == "detector" for e in parse.elements) and parse.timings_ms["detect"] > 0
 
 
 def test_the_pipeline_cache_is_keyed_by_the_model_settings_only() -> None:

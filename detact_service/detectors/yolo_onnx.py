@@ -162,6 +162,7 @@ class YoloOnnxDetector(Backend):
     """Runs the detector on a batch of screenshots in one ONNX Runtime call."""
 
     config = ("detector",)
+    image_only = True
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
