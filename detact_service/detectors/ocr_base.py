@@ -113,11 +113,22 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     ]
 
 
+def strip_border_marks(text: str) -> str:
+    """The text without a box's border read as an unpaired bracket or bar at either end
+    (``[Section #2`` -> ``Section #2``, ``user$]`` -> ``user$``)."""
+    text = text.strip()
+    if len(text) > 1 and text[0] in "[|" and "]" not in text:
+        text = text[1:].lstrip()
+    if len(text) > 1 and text[-1] in "]|" and "[" not in text:
+        text = text[:-1].rstrip()
+    return text
+
+
 def lines_to_elements(lines: Sequence[TextLine], width: int, height: int, min_score: float) -> list[Element]:
     """Axis-aligned text elements from OCR quads, clipped to the image, empty or weak lines dropped."""
     elements = []
     for quad, text, score in lines:
-        text = text.strip()
+        text = strip_border_marks(text)
         if not text or score < min_score:
             continue
         points = np.asarray(quad, dtype=np.float64).reshape(-1, 2)

@@ -167,3 +167,21 @@ def test_the_dense_dashboard_is_read_nearly_exactly() -> None:
     assert counts.exact_match >= 0.9
     assert counts.word_recall >= 0.95
     assert counts.cer <= 0.05
+
+
+@pytest.mark.parametrize(
+    ("read", "text"),
+    [
+        ("[Section #2", "Section #2"),
+        ("user$]", "user$"),
+        ("| Home |", "Home"),
+        ("[x]", "[x]"),
+        ("Tags [3]", "Tags [3]"),
+        ("a | b", "a | b"),
+        ("|", "|"),
+    ],
+)
+def test_a_box_border_read_as_an_unpaired_bracket_is_dropped(read: str, text: str) -> None:
+    from detact_service.detectors.ocr_base import strip_border_marks
+
+    assert strip_border_marks(read) == text
