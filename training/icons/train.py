@@ -98,7 +98,9 @@ def train(
             total += float(loss.detach()) * len(yb)
             correct += int((logits.argmax(1) == yb).sum())
             seen += len(yb)
-        torch.save({"model": model.state_dict(), "classes": classes, "epoch": epoch, "width": width}, out / "last.pt")
+        torch.save(
+            {"model": model.state_dict(), "classes": classes, "epoch": epoch, "width": width}, out / "last.pt"
+        )
         print(
             f"epoch {epoch}: loss {total / seen:.3f}, train acc {correct / seen:.3f}, "
             f"data {t1 - t0:.0f} s, train {time.perf_counter() - t1:.0f} s",
