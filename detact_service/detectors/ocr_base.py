@@ -18,6 +18,10 @@ TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
+MONO_GAP = (
+    1.5  # median gap between a line's items, in character advances: monospace prose 1.0-1.4, menus 1.7+
+)
+MONO_GAP_MAX = 2.0  # ... and its widest gap (a space after a period)
 INK_CONTRAST = 40  # grey levels between ink and the line's background
 INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
 
@@ -111,6 +115,68 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     return [
         (int(max(x1 + a - pad, 0)), int(min(x1 + b + pad, width))) for a, b in zip(starts, ends, strict=True)
     ]
+
+
+def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) -> list[TextLine]:
+    """Join again the items that :func:`ink_spans` cut out of one detected line at wide gaps when they are
+    the words of monospace prose (a terminal, a code or text editor): such gaps are ``MONO_GAP``
+    character advances or less at the median and ``MONO_GAP_MAX`` at most, the advance measured on the
+    items' own text (ink width over characters). A menu's items stand 1.7-2.8 advances apart (measured on
+    the ScreenAgent desktops) and stay split; colour splits stay, and so do lines of other than ASCII text
+    and lines mostly of digits (a table row: digits are as wide as each other in most fonts).
+
+    ``lines`` are the read crops in order (a split line's items left to right, boxes padded by a line
+    height / 8 as :func:`ink_spans` pads them); ``line_of`` the detected line of each.
+    """
+    out: list[TextLine] = []
+    starts = np.flatnonzero(np.diff(line_of, prepend=-1) != 0) if len(line_of) else np.zeros(0, np.int64)
+    ends = np.append(starts[1:], len(lines))
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        group = list(lines[start:end])
+        if len(group) < 3:
+            out.extend(group)
+            continue
+        boxes = np.asarray(
+            [[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()] for q, _, _ in group]
+        )
+        line_height = float(boxes[:, 3].max() - boxes[:, 1].min())
+        pad = max(1, int(line_height) // 8)
+        chars = np.asarray([len(text.strip()) for _, text, _ in group])
+        widths = boxes[:, 2] - boxes[:, 0] - 2 * pad
+        gaps = boxes[1:, 0] - boxes[:-1, 2] + 2 * pad
+        words = chars >= 3
+        spaced = gaps > SPLIT_GAP * line_height - 1  # a blank gap, not a colour change
+        joined = "".join(text for _, text, _ in group).replace(" ", "")
+        latin = joined.isascii()  # a CJK glyph is as wide as a menu's gap
+        wordy = sum(ch.isalpha() for ch in joined) >= len(joined) / 2  # not a table row of tabular digits
+        if not (latin and wordy) or words.sum() < max(2, len(group) / 2) or not spaced.any():
+            out.extend(group)
+            continue
+        advance = float(np.median(widths[words] / chars[words]))
+        ratios = gaps[spaced] / advance
+        if np.median(ratios) > MONO_GAP or ratios.max() > MONO_GAP_MAX:
+            out.extend(group)
+            continue
+        run = [group[0]]
+        for item, joined in zip(group[1:], spaced.tolist(), strict=True):
+            if joined:
+                run.append(item)
+                continue
+            out.append(_joined(run))
+            run = [item]
+        out.append(_joined(run))
+    return out
+
+
+def _joined(items: Sequence[TextLine]) -> TextLine:
+    """One line from items of one line: their box, their texts with a space, their mean score."""
+    if len(items) == 1:
+        return items[0]
+    points = np.concatenate([q for q, _, _ in items])
+    (x1, y1), (x2, y2) = points.min(axis=0), points.max(axis=0)
+    quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+    text = " ".join(t.strip() for _, t, _ in items if t.strip())
+    return quad, text, float(np.mean([score for _, _, score in items]))
 
 
 def strip_border_marks(text: str) -> str:

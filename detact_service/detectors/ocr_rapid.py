@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans
+from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_monospace
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
@@ -301,7 +301,7 @@ class RapidOCRStage(OcrStage):
         bgr = np.ascontiguousarray(image[..., ::-1])
         quads = engine.detect(bgr, self.settings.ocr.det_max_side, profile)
         start = time.perf_counter()
-        boxes, line_quads = self._crops(image, quads)
+        boxes, line_quads, line_of = self._crops(image, quads)
         profile.split_ms += (time.perf_counter() - start) * 1000
         profile.lines, profile.crops = len(quads), len(boxes)
         prints = box_fingerprints(image, boxes) if memo else np.zeros(len(boxes), dtype=np.uint64)
@@ -320,10 +320,11 @@ class RapidOCRStage(OcrStage):
         if len(todo):
             words[todo] = [text for text, _ in read]
             scores[todo] = [score for _, score in read]
-        lines: list[TextLine] = [
+        crops: list[TextLine] = [
             (quad, str(text), float(score))
             for quad, text, score in zip(line_quads, words, scores, strict=True)
         ]
+        lines = rejoin_monospace(crops, line_of)
         self.last_profile = profile
         if not memo:
             return lines, None
@@ -334,13 +335,15 @@ class RapidOCRStage(OcrStage):
     @staticmethod
     def _crops(
         image: RGBImage, quads: Sequence[npt.NDArray[np.float64]]
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
         """The recognition crops of detected lines (a line split into items at wide gaps and colour
-        changes: :func:`ink_spans`) and each crop's quad (the detected one when the line is not split)."""
+        changes: :func:`ink_spans`), each crop's quad (the detected one when the line is not split) and
+        the index of its detected line."""
         height, width = image.shape[:2]
         boxes: list[tuple[int, int, int, int]] = []
         line_quads: list[npt.NDArray[np.float64]] = []
-        for quad in quads:
+        line_of: list[int] = []
+        for index, quad in enumerate(quads):
             spans = ink_spans(image, quad)
             x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
             x2, y2 = np.clip(np.ceil(quad.max(axis=0)).astype(int), 0, [width, height])
@@ -350,12 +353,15 @@ class RapidOCRStage(OcrStage):
                 a, b = spans[0] if TIGHT_CROPS else (int(x1), int(x2))
                 boxes.append((a, int(y1), b, int(y2)))
                 line_quads.append(np.asarray(quad, dtype=np.float64))
+                line_of.append(index)
             else:
                 for a, b in spans:
                     boxes.append((a, int(y1), b, int(y2)))
                     line_quads.append(np.asarray([[a, y1], [b, y1], [b, y2], [a, y2]], dtype=np.float64))
+                    line_of.append(index)
         box_array = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
-        return box_array, np.asarray(line_quads, dtype=np.float64).reshape(-1, 4, 2)
+        quad_array = np.asarray(line_quads, dtype=np.float64).reshape(-1, 4, 2)
+        return box_array, quad_array, np.asarray(line_of, dtype=np.int64)
 
     def model_version(self) -> str | None:
         int8 = self.rec_int8()

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,36 @@ def test_prose_stays_one_line_but_a_menu_bar_splits_into_items(size: int) -> Non
     texts = sorted((e.bbox[1] > 100, e.bbox[0], (e.text or "").replace(" ", "")) for e in parse.elements)
     assert [t for below, _, t in texts if not below] == ["Createyouraccountandrememberme"]
     assert [t for below, _, t in texts if below] == ["File", "Edit", "View", "Help"]
+
+
+@pytest.mark.parametrize("size", [14, 18])
+def test_monospace_prose_stays_one_line_while_its_spaces_are_as_wide_as_a_menus_gaps(size: int) -> None:
+    """A terminal's line: a monospace font's spaces are wide enough to split a line into items; the items'
+    own text shows a space of one character advance, so they are joined again."""
+    from PIL import ImageDraw, ImageFont
+
+    from detact_service.detectors.ocr_base import ink_spans
+
+    mono = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
+    if not mono.is_file():
+        pytest.skip("DejaVu Sans Mono is not installed")
+    painter = ScreenPainter(1400, 200, background=(30, 30, 30))
+    line = "After this operation, 9011 kB of additional disk space will be used."
+    ImageDraw.Draw(painter.image).text(
+        (10, 20), line, font=ImageFont.truetype(str(mono), size), fill=(220, 220, 220)
+    )
+    x = 10
+    for word in ["File", "Edit", "View", "Help"]:
+        x = painter.text((x, 120), word, size=size, fill=(220, 220, 220)).bbox[2] + int(size * 1.2)
+    image = np.asarray(painter.done().image)
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    parse = stage.run([image], [ScreenParse(1400, 200)])[0]
+    engine = stage._engine()  # type: ignore[attr-defined]
+    (quad, *_) = engine.detect(np.ascontiguousarray(image[:100, :, ::-1]), 1280, OcrProfile())
+    assert len(ink_spans(image, quad)) > 3  # the line is cut at its spaces before it is read
+    top = [e.text for e in parse.elements if e.bbox[1] < 100]
+    assert top == [line]
+    assert sorted(e.text or "" for e in parse.elements if e.bbox[1] > 100) == ["Edit", "File", "Help", "View"]
 
 
 def test_a_blue_link_inside_black_prose_becomes_its_own_element() -> None:
@@ -108,7 +140,7 @@ def test_a_crop_reads_the_same_alone_or_with_the_whole_screen() -> None:
     engine = stage._engine()  # type: ignore[attr-defined]
     bgr = np.ascontiguousarray(image[..., ::-1])
     quads = engine.detect(bgr, 1280, OcrProfile())
-    boxes, _ = stage._crops(image, quads)  # type: ignore[attr-defined]
+    boxes, _, _ = stage._crops(image, quads)  # type: ignore[attr-defined]
     crops = [bgr[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes]
     together = engine.recognise(crops, OcrProfile())
     alone = [engine.recognise([crop], OcrProfile())[0] for crop in crops[::3]]
