@@ -129,7 +129,9 @@ def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) 
     height / 8 as :func:`ink_spans` pads them); ``line_of`` the detected line of each.
     """
     out: list[TextLine] = []
-    starts = np.flatnonzero(np.diff(line_of, prepend=-1) != 0) if len(line_of) else np.zeros(0, np.int64)
+    if not len(line_of):
+        return out
+    starts = np.flatnonzero(np.diff(line_of, prepend=-1) != 0)
     ends = np.append(starts[1:], len(lines))
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         group = list(lines[start:end])

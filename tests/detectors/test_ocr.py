@@ -202,6 +202,11 @@ def test_the_dense_dashboard_is_read_nearly_exactly() -> None:
     assert counts.cer <= 0.05
 
 
+def test_a_screen_without_text_reads_no_lines() -> None:
+    stage = create_stage("text", "rapidocr", Settings(device="cpu"))
+    assert stage.run([np.full((64, 96, 3), 255, np.uint8)], [ScreenParse(96, 64)])[0].elements == []
+
+
 @pytest.mark.parametrize(
     ("read", "text"),
     [
