@@ -18,9 +18,7 @@ TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
-MONO_GAP = (
-    1.5  # median gap between a line's items, in character advances: monospace prose 1.0-1.4, menus 1.7+
-)
+MONO_GAP = 1.5  # median gap between items in character advances: monospace prose 1.0-1.4, menus 1.7+
 MONO_GAP_MAX = 2.0  # ... and its widest gap (a space after a period)
 INK_CONTRAST = 40  # grey levels between ink and the line's background
 INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
@@ -148,9 +146,9 @@ def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) 
         gaps = boxes[1:, 0] - boxes[:-1, 2] + 2 * pad
         words = chars >= 3
         spaced = gaps > SPLIT_GAP * line_height - 1  # a blank gap, not a colour change
-        joined = "".join(text for _, text, _ in group).replace(" ", "")
-        latin = joined.isascii()  # a CJK glyph is as wide as a menu's gap
-        wordy = sum(ch.isalpha() for ch in joined) >= len(joined) / 2  # not a table row of tabular digits
+        ink_text = "".join(text for _, text, _ in group).replace(" ", "")
+        latin = ink_text.isascii()  # a CJK glyph is as wide as a menu's gap
+        wordy = sum(ch.isalpha() for ch in ink_text) >= len(ink_text) / 2  # not a row of tabular digits
         if not (latin and wordy) or words.sum() < max(2, len(group) / 2) or not spaced.any():
             out.extend(group)
             continue
@@ -160,8 +158,8 @@ def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) 
             out.extend(group)
             continue
         run = [group[0]]
-        for item, joined in zip(group[1:], spaced.tolist(), strict=True):
-            if joined:
+        for item, after_space in zip(group[1:], spaced.tolist(), strict=True):
+            if after_space:
                 run.append(item)
                 continue
             out.append(_joined(run))
