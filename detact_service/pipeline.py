@@ -375,11 +375,15 @@ class Pipeline:
         self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]
     ) -> dict[Stage, Future[tuple[list[list[Element]], float]]]:
         """Start every image-only stage after the first (the detector) in a thread of its own, on empty
-        parses; its elements are appended at its turn, so the result equals a run in order. Its ONNX call
-        overlaps the text stage's many small recognition calls, which leave cores idle."""
+        parses; its elements are appended at its turn, so the result equals a run in order. A stage that
+        keeps re-parse memos runs in order instead (its memo comes from ``run_reusing``)."""
         if not self.settings.overlap_stages:
             return {}
-        early = [s for s in self.stages[1:] if isinstance(s, Backend) and s.image_only]
+        early = [
+            s
+            for s in self.stages[1:]
+            if isinstance(s, Backend) and s.image_only and not isinstance(s, ReusingStage)
+        ]
         if not early:
             return {}
         if self._executor is None or self._executor_pid != os.getpid():  # a forked child has no threads
