@@ -4,6 +4,7 @@ conversion of text quads to elements."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +21,9 @@ TextLine = tuple[npt.NDArray[np.floating], str, float]
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
 MONO_GAP = 1.5  # median gap between items in character advances: monospace prose 1.0-1.4, menus 1.7+
 MONO_GAP_MAX = 2.0  # ... and its widest gap (a space after a period)
+CJK_PUNCT_GAP = 0.9  # line heights: the blank after a full-width comma or full stop (0.4-0.8 measured)
+CJK_CLOSING = "，。、；：！？）」』》】"
+CJK_OPENING = "（「『《【"
 INK_CONTRAST = 40  # grey levels between ink and the line's background
 INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
 
@@ -115,13 +119,10 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     ]
 
 
-def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) -> list[TextLine]:
-    """Join again the items that :func:`ink_spans` cut out of one detected line at wide gaps when they are
-    the words of monospace prose (a terminal, a code or text editor): such gaps are ``MONO_GAP``
-    character advances or less at the median and ``MONO_GAP_MAX`` at most, the advance measured on the
-    items' own text (ink width over characters). A menu's items stand 1.7-2.8 advances apart (measured on
-    the ScreenAgent desktops) and stay split; colour splits stay, and so do lines of other than ASCII text
-    and lines mostly of digits (a table row: digits are as wide as each other in most fonts).
+def rejoin_items(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) -> list[TextLine]:
+    """Join again the items that :func:`ink_spans` cut out of one detected line at wide gaps where the
+    gaps are within prose: the words of monospace prose (:func:`_monospace_joins`) and CJK prose cut at
+    its full-width punctuation (:func:`_cjk_joins`). Menus, tabs and toolbars stay split.
 
     ``lines`` are the read crops in order (a split line's items left to right, boxes padded by a line
     height / 8 as :func:`ink_spans` pads them); ``line_of`` the detected line of each.
@@ -133,7 +134,7 @@ def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) 
     ends = np.append(starts[1:], len(lines))
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         group = list(lines[start:end])
-        if len(group) < 3:
+        if len(group) < 2:
             out.extend(group)
             continue
         boxes = np.asarray(
@@ -141,41 +142,80 @@ def rejoin_monospace(lines: Sequence[TextLine], line_of: npt.NDArray[np.int64]) 
         )
         line_height = float(boxes[:, 3].max() - boxes[:, 1].min())
         pad = max(1, int(line_height) // 8)
-        chars = np.asarray([len(text.strip()) for _, text, _ in group])
-        widths = boxes[:, 2] - boxes[:, 0] - 2 * pad
         gaps = boxes[1:, 0] - boxes[:-1, 2] + 2 * pad
-        words = chars >= 3
         spaced = gaps > SPLIT_GAP * line_height - 1  # a blank gap, not a colour change
-        ink_text = "".join(text for _, text, _ in group).replace(" ", "")
-        latin = ink_text.isascii()  # a CJK glyph is as wide as a menu's gap
-        wordy = sum(ch.isalpha() for ch in ink_text) >= len(ink_text) / 2  # not a row of tabular digits
-        if not (latin and wordy) or words.sum() < max(2, len(group) / 2) or not spaced.any():
-            out.extend(group)
-            continue
-        advance = float(np.median(widths[words] / chars[words]))
-        ratios = gaps[spaced] / advance
-        if np.median(ratios) > MONO_GAP or ratios.max() > MONO_GAP_MAX:
-            out.extend(group)
-            continue
+        texts = [text.strip() for _, text, _ in group]
+        joins, separator = _monospace_joins(texts, boxes[:, 2] - boxes[:, 0] - 2 * pad, gaps, spaced), " "
+        if not joins.any():
+            joins, separator = _cjk_joins(texts, gaps / line_height, spaced), ""
         run = [group[0]]
-        for item, after_space in zip(group[1:], spaced.tolist(), strict=True):
-            if after_space:
-                run.append(item)
-                continue
-            out.append(_joined(run))
-            run = [item]
-        out.append(_joined(run))
+        for item, join in zip(group[1:], joins.tolist(), strict=True):
+            if not join:
+                out.append(_joined(run, separator))
+                run = []
+            run.append(item)
+        out.append(_joined(run, separator))
     return out
 
 
-def _joined(items: Sequence[TextLine]) -> TextLine:
-    """One line from items of one line: their box, their texts with a space, their mean score."""
+def _monospace_joins(
+    texts: Sequence[str],
+    widths: npt.NDArray[np.floating],
+    gaps: npt.NDArray[np.floating],
+    spaced: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.bool_]:
+    """Which gaps of a line to join when its items are the words of monospace prose (a terminal, a code or
+    text editor): the blank gaps are ``MONO_GAP`` character advances or less at the median and
+    ``MONO_GAP_MAX`` at most, the advance measured on the items' own text (ink width over characters).
+    A menu's items stand 1.7-2.8 advances apart (measured on the ScreenAgent desktops); lines of other than
+    ASCII text and lines mostly of digits (a table row: digits are as wide as each other) are left alone.
+    """
+    none = np.zeros(len(gaps), dtype=bool)
+    chars = np.asarray([len(text) for text in texts])
+    words = chars >= 3
+    ink_text = "".join(texts).replace(" ", "")
+    latin = ink_text.isascii()  # a CJK glyph is as wide as a menu's gap
+    wordy = sum(ch.isalpha() for ch in ink_text) >= len(ink_text) / 2  # not a row of tabular digits
+    if len(texts) < 3 or not (latin and wordy) or words.sum() < max(2, len(texts) / 2) or not spaced.any():
+        return none
+    advance = float(np.median(widths[words] / chars[words]))
+    ratios = gaps[spaced] / advance
+    if np.median(ratios) > MONO_GAP or ratios.max() > MONO_GAP_MAX:
+        return none
+    return spaced
+
+
+def _cjk_joins(
+    texts: Sequence[str], gap_heights: npt.NDArray[np.floating], spaced: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Which gaps of a line are CJK prose cut at full-width punctuation: a full-width comma or full stop
+    leaves most of its em blank (0.4-0.8 line heights on the ScreenAgent desktops), as does an opening
+    bracket before its text. Joined when the left item ends with closing punctuation or the right one
+    starts with an opening bracket (``(`` too after a CJK character), within ``CJK_PUNCT_GAP``."""
+    left_ends = np.asarray([bool(text) and text[-1] in CJK_CLOSING for text in texts[:-1]], dtype=bool)
+    right_opens = np.asarray(
+        [
+            bool(right)
+            and (right[0] in CJK_OPENING or (right[0] == "(" and bool(left) and _is_cjk(left[-1])))
+            for left, right in itertools.pairwise(texts)
+        ],
+        dtype=bool,
+    )
+    return (left_ends | right_opens) & spaced & (gap_heights <= CJK_PUNCT_GAP)
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff" or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uffef"
+
+
+def _joined(items: Sequence[TextLine], separator: str = " ") -> TextLine:
+    """One line from items of one line: their box, their texts joined by ``separator``, their mean score."""
     if len(items) == 1:
         return items[0]
     points = np.concatenate([q for q, _, _ in items])
     (x1, y1), (x2, y2) = points.min(axis=0), points.max(axis=0)
     quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
-    text = " ".join(t.strip() for _, t, _ in items if t.strip())
+    text = separator.join(t.strip() for _, t, _ in items if t.strip())
     return quad, text, float(np.mean([score for _, _, score in items]))
 
 

@@ -44,7 +44,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_monospace
+from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_items
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
@@ -324,7 +324,7 @@ class RapidOCRStage(OcrStage):
             (quad, str(text), float(score))
             for quad, text, score in zip(line_quads, words, scores, strict=True)
         ]
-        lines = rejoin_monospace(crops, line_of)
+        lines = rejoin_items(crops, line_of)
         self.last_profile = profile
         if not memo:
             return lines, None

@@ -223,3 +223,47 @@ def test_a_box_border_read_as_an_unpaired_bracket_is_dropped(read: str, text: st
     from detact_service.detectors.ocr_base import strip_border_marks
 
     assert strip_border_marks(read) == text
+
+
+def _items(line_height: int, gaps_in_heights: list[float], texts: list[str]) -> list:
+    """A detected line's items as :func:`ink_spans` cuts them: padded boxes, gaps apart in line heights."""
+    pad, x, out = line_height // 8, 0.0, []
+    for i, text in enumerate(texts):
+        width = line_height * len(text)  # a CJK glyph is about a line height wide
+        quad = np.asarray(
+            [[x, 0], [x + width, 0], [x + width, line_height], [x, line_height]], dtype=np.float64
+        )
+        out.append((quad, text, 0.9))
+        if i < len(gaps_in_heights):
+            x += width + gaps_in_heights[i] * line_height - 2 * pad
+    return out
+
+
+@pytest.mark.parametrize(
+    ("texts", "gaps", "joined"),
+    [
+        (
+            ["憑藉著言語，", "加上智慧，", "人們獲得了所有"],
+            [0.53, 0.53],
+            ["憑藉著言語，加上智慧，人們獲得了所有"],
+        ),
+        (["药品医疗器械网络信息服务备案", "(京)"], [0.47], ["药品医疗器械网络信息服务备案(京)"]),
+        (["第1页，", "共1页"], [0.47], ["第1页，共1页"]),
+        (["文件", "编辑", "查看"], [0.8, 0.8], ["文件", "编辑", "查看"]),  # a menu bar: no punctuation
+        (["用户名：", "张三"], [1.5], ["用户名：", "张三"]),  # too far apart to be one sentence
+        (["视频选集(1/2)", "三"], [0.52], ["视频选集(1/2)", "三"]),  # a title and an icon after its count
+    ],
+)
+def test_cjk_prose_cut_at_its_full_width_punctuation_is_joined_again(
+    texts: list[str], gaps: list[float], joined: list[str]
+) -> None:
+    """Measured on the ScreenAgent desktops: a full-width comma leaves 0.4-0.8 line heights blank, past the
+    0.5 at which a line splits into items, and each clause of a Chinese paragraph became an element."""
+    from detact_service.detectors.ocr_base import rejoin_items
+
+    lines = rejoin_items(_items(20, gaps, texts), np.zeros(len(texts), dtype=np.int64))
+    assert [text for _, text, _ in lines] == joined
+    if len(joined) == 1:
+        assert lines[0][0][:, 0].min() == 0 and lines[0][0][:, 0].max() == pytest.approx(
+            _items(20, gaps, texts)[-1][0][:, 0].max()
+        )
