@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
@@ -101,3 +103,28 @@ def test_attribute_scoring() -> None:
     assert tally.rate("focused") == "0.000 (1)"
     assert tally.rate("unparsed") == "0.250 (4)"
     assert tally.rate("selected") == "-"
+
+
+def test_candidates_are_compared_at_the_base_box_count_with_a_desktop_keep_rate() -> None:
+    from training.eval.candidates import BASE_CONF, LabelledScreen, Predictions, compare
+
+    target = np.array([[0.0, 0.0, 100.0, 40.0]])
+    other = np.array([[200.0, 0.0, 300.0, 40.0]])
+    screens = [
+        LabelledScreen("phone-val", Path("a.png"), target),
+        LabelledScreen("desktops", Path("b.png"), np.zeros((0, 4))),
+    ]
+    base, tuned = Predictions(), Predictions()
+    base.add("phone-val", np.vstack([other, target + 30]), np.array([0.9, 0.06]))
+    base.add("desktops", np.vstack([target, other]), np.array([0.8, 0.5]))
+    # The candidate draws the target, but only the third-best box: at the base's count of two it is cut.
+    tuned.add("phone-val", np.vstack([other, other + 5, target]), np.array([0.9, 0.8, 0.7]))
+    tuned.add("desktops", np.vstack([target, other + 500]), np.array([0.9, 0.6]))
+    rows = {(row["model"], row["group"]): row for row in compare(screens, base, {"tuned": tuned})}
+    assert rows[("base", "phone-val")]["recall"] == 0.0 and rows[("base", "phone-val")]["conf"] == BASE_CONF
+    assert rows[("tuned", "phone-val")]["recall"] == 0.0 and rows[("tuned", "phone-val")]["per_screen"] == 2
+    assert rows[("base", "desktops")]["keep"] == 1.0
+    assert rows[("tuned", "desktops")]["keep"] == 0.5
+    tuned.scores["phone-val"][0] = np.array([0.9, 0.1, 0.7])
+    rows = {(row["model"], row["group"]): row for row in compare(screens, base, {"tuned": tuned})}
+    assert rows[("tuned", "phone-val")]["recall"] == 1.0

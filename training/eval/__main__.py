@@ -1,7 +1,8 @@
 """``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``,
 ``python -m training.eval detector|attributes|reader [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
 ``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]`` and
-``python -m training.eval phone [--split val] [--methods detector,fast,detact] [--limit N]``."""
+``python -m training.eval phone [--split val] [--methods detector,fast,detact] [--limit N]`` and
+``python -m training.eval candidates BASE.pt [CKPT.pt ...] [--engine DIR] [--desktops DIR]``."""
 
 from __future__ import annotations
 
@@ -50,7 +51,25 @@ def main() -> None:
     phone.add_argument("--methods", default="detector,fast,detact", help="detector and/or profile names")
     phone.add_argument("--limit", type=int, default=None, help="first N screens of the split")
     phone.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/PHONE.md)")
+    candidates = sub.add_parser("candidates", help="detector checkpoints against the base at its box count")
+    candidates.add_argument("base", type=Path, help="the base Ultralytics .pt")
+    candidates.add_argument("checkpoints", type=Path, nargs="*", help="fine-tuned .pt files")
+    candidates.add_argument(
+        "--engine", type=Path, default=None, help="rendered data-engine folder (test split)"
+    )
+    candidates.add_argument("--desktops", type=Path, default=None, help="unlabelled screenshots (keep-rate)")
+    candidates.add_argument("--per-source", type=int, default=15, help="engine test screens per source")
+    candidates.add_argument("--imgsz", type=int, default=640)
     args = parser.parse_args()
+    if args.command == "candidates":
+        from training.eval import candidates as compared
+
+        print(
+            compared.main(
+                args.base, args.checkpoints, args.engine, args.desktops, args.per_source, args.imgsz
+            )
+        )
+        return
     if args.command == "phone":
         from detact_service.settings import get_settings
         from training.eval import phone as phone_eval
