@@ -60,13 +60,22 @@ def main() -> None:
     candidates.add_argument("--desktops", type=Path, default=None, help="unlabelled screenshots (keep-rate)")
     candidates.add_argument("--per-source", type=int, default=15, help="engine test screens per source")
     candidates.add_argument("--imgsz", type=int, default=640)
+    candidates.add_argument(
+        "--cache", default="data/candidates", help="predictions kept per model ('' for none)"
+    )
     args = parser.parse_args()
     if args.command == "candidates":
         from training.eval import candidates as compared
 
         print(
             compared.main(
-                args.base, args.checkpoints, args.engine, args.desktops, args.per_source, args.imgsz
+                Path(args.cache) if args.cache else None,
+                args.base,
+                args.checkpoints,
+                args.engine,
+                args.desktops,
+                args.per_source,
+                args.imgsz,
             )
         )
         return

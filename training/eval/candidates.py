@@ -16,7 +16,9 @@ predictions, so a checkpoint costs one pass over the screens.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import hashlib
+import pickle
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,8 +100,17 @@ def unlabelled_screens(folder: Path, group: str = "desktops") -> Iterator[Labell
             yield LabelledScreen(group, path, np.zeros((0, 4)))
 
 
-def predict(weights: Path, screens: Iterable[LabelledScreen], imgsz: int = 640) -> Predictions:
-    """One Ultralytics model's boxes on every screen at ``LOW_CONF`` (class-agnostic NMS at 0.5)."""
+def predict(
+    weights: Path, screens: Sequence[LabelledScreen], imgsz: int = 640, cache: Path | None = None
+) -> Predictions:
+    """One Ultralytics model's boxes on every screen at ``LOW_CONF`` (class-agnostic NMS at 0.5), kept in
+    ``cache`` under the weights' and the screens' digest, so a base is predicted once for many candidates."""
+    key = hashlib.sha256(weights.read_bytes())
+    key.update(f"{imgsz}|{LOW_CONF}|".encode() + "|".join(str(s.image_path) for s in screens).encode())
+    cached = cache / f"{weights.stem}-{key.hexdigest()[:16]}.pkl" if cache else None
+    if cached is not None and cached.exists():
+        loaded: Predictions = pickle.loads(cached.read_bytes())
+        return loaded
     from training.detector.offline import go_offline
 
     go_offline()
@@ -176,6 +187,7 @@ def table(rows: Sequence[dict[str, float | str]]) -> str:
 
 
 def main(
+    cache: Path | None,
     base: Path,
     candidates: Sequence[Path],
     engine: Path | None,
@@ -188,6 +200,8 @@ def main(
         screens += list(engine_screens(engine, per_source))
     if desktops is not None:
         screens += list(unlabelled_screens(desktops))
-    base_predictions = predict(base, screens, imgsz)
-    named = {f"{path.parent.parent.name}/{path.stem}": predict(path, screens, imgsz) for path in candidates}
+    base_predictions = predict(base, screens, imgsz, cache)
+    named = {
+        f"{path.parent.parent.name}/{path.stem}": predict(path, screens, imgsz, cache) for path in candidates
+    }
     return table(compare(screens, base_predictions, named))
