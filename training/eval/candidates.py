@@ -130,6 +130,9 @@ def predict(
             found.xyxy.cpu().numpy().astype(np.float64),
             found.conf.cpu().numpy().astype(np.float64),
         )
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_bytes(pickle.dumps(out))
     return out
 
 
