@@ -100,3 +100,32 @@ def test_checkpoints_save_without_polars(tmp_path: Path, monkeypatch: pytest.Mon
     assert BaseTrainer.read_results_csv(run) == {"epoch": ["1", "2"], "metrics/mAP50(B)": ["0.25", "0.5"]}
     run.csv = tmp_path / "missing.csv"  # type: ignore[attr-defined]
     assert BaseTrainer.read_results_csv(run) == {}
+
+
+def test_interpolated_checkpoint_mixes_the_weights_and_predicts(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics")
+    import torch
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import DetectionModel
+
+    from training.detector.interpolate import interpolate
+
+    paths = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        model = DetectionModel("yolov8n.yaml", nc=1, verbose=False)
+        model.names = {0: "interactive"}
+        path = tmp_path / f"model{seed}.pt"
+        torch.save({"model": model.half(), "ema": None, "train_args": {}}, path)
+        paths.append(path)
+    weights = [torch.load(p, weights_only=False)["model"].float().state_dict() for p in paths]
+    key = next(k for k, v in weights[0].items() if v.is_floating_point() and not torch.equal(v, weights[1][k]))
+    for alpha in (0.0, 0.25, 1.0):
+        out = interpolate(paths[0], paths[1], alpha, tmp_path / f"mix-{alpha}.pt")
+        mixed = torch.load(out, weights_only=False)["model"].float().state_dict()
+        expected = (1 - alpha) * weights[0][key] + alpha * weights[1][key]
+        assert torch.allclose(mixed[key], expected.half().float(), atol=2e-3)
+    results = YOLO(str(out)).predict(np.zeros((64, 64, 3), np.uint8), imgsz=64, verbose=False, device="cpu")
+    assert results[0].boxes is not None
+    with pytest.raises(ValueError):
+        interpolate(paths[0], paths[1], 1.5, tmp_path / "bad.pt")
