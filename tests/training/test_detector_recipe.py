@@ -119,8 +119,8 @@ def test_interpolated_checkpoint_mixes_the_weights_and_predicts(tmp_path: Path) 
         torch.save({"model": model.half(), "ema": None, "train_args": {}}, path)
         paths.append(path)
     weights = [torch.load(p, weights_only=False)["model"].float().state_dict() for p in paths]
-    differing = (k for k, v in weights[0].items() if v.is_floating_point() and not torch.equal(v, weights[1][k]))
-    key = next(differing)
+    first, second = weights
+    key = next(k for k, v in first.items() if v.is_floating_point() and not torch.equal(v, second[k]))
     for alpha in (0.0, 0.25, 1.0):
         out = interpolate(paths[0], paths[1], alpha, tmp_path / f"mix-{alpha}.pt")
         mixed = torch.load(out, weights_only=False)["model"].float().state_dict()
