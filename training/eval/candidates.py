@@ -27,15 +27,15 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from detact_service import geometry
 from training.data.phone_real import load_screens
+from training.detector.pseudo import IMAGE_SUFFIXES
+from training.eval.phone import matched_targets
 
 Boxes = npt.NDArray[np.float64]
 BASE_CONF = 0.05
 LOW_CONF = 0.01
 CONFIDENT = 0.3
-IOU = 0.5
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+IOU = 0.5  # as training.eval.phone's matching
 
 
 @dataclass
@@ -138,13 +138,8 @@ def predict(
 
 def recall(targets: Sequence[Boxes], predicted: Sequence[Boxes]) -> float:
     """Targets matched one-to-one at IoU >= 0.5, over all screens."""
-    total = sum(len(t) for t in targets)
-    hits = sum(
-        len(geometry.greedy_match(geometry.iou_matrix(t, p), IOU))
-        for t, p in zip(targets, predicted, strict=True)
-        if len(t) and len(p)
-    )
-    return hits / max(total, 1)
+    hits = sum(matched_targets(t, p) for t, p in zip(targets, predicted, strict=True) if len(t) and len(p))
+    return hits / max(sum(len(t) for t in targets), 1)
 
 
 def compare(
