@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from detact_service.models import file_sha256
 from training.data.phone_real import load_screens
 from training.detector.pseudo import IMAGE_SUFFIXES
 from training.eval.phone import matched_targets
@@ -105,8 +106,8 @@ def predict(
 ) -> Predictions:
     """One Ultralytics model's boxes on every screen at ``LOW_CONF`` (class-agnostic NMS at 0.5), kept in
     ``cache`` under the weights' and the screens' digest, so a base is predicted once for many candidates."""
-    key = hashlib.sha256(weights.read_bytes())
-    key.update(f"{imgsz}|{LOW_CONF}|".encode() + "|".join(str(s.image_path) for s in screens).encode())
+    key = hashlib.sha256(f"{file_sha256(weights)}|{imgsz}|{LOW_CONF}|".encode())
+    key.update("|".join(str(s.image_path) for s in screens).encode())
     cached = cache / f"{weights.stem}-{key.hexdigest()[:16]}.pkl" if cache else None
     if cached is not None and cached.exists():
         loaded: Predictions = pickle.loads(cached.read_bytes())
