@@ -81,6 +81,11 @@ class AttributeSettings(StageSettings):
         description="Attribute model name in models/manifest.json: the CPU reader (`ui-reader`) or a "
         "semi-masked Pix2Struct folder; its manifest entry's `backend` picks the stage (default `reader`).",
     )
+    check_model: str = Field(
+        "ui-checks",
+        description="Check-state model (manifest kind `checks`) that reads whether the reader's checkboxes, "
+        "radios and toggles are on from their indicator at full scale; empty: the reader's own answer.",
+    )
     batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
     min_confidence: float = Field(
         0.0, ge=0.0, le=1.0, description="The reader's type is used only at this confidence or more."

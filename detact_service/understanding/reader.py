@@ -11,6 +11,7 @@ never ``False``. OCR text is kept: the reader changes types and states only.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
+from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.semimask import ViewGeometry, box_features, reader_views
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
@@ -74,6 +76,13 @@ class Reading:
     type_confidence: npt.NDArray[np.float32]
     state_probability: npt.NDArray[np.float32]
     """N x 4 probabilities that each state flag is set."""
+    type_probability: npt.NDArray[np.float32] | None = None
+    """N x len(TYPES) probabilities of every type, when kept."""
+
+    def part(self, rows: slice) -> Reading:
+        """The reading of some rows."""
+        probs = None if self.type_probability is None else self.type_probability[rows]
+        return Reading(self.type_index[rows], self.type_confidence[rows], self.state_probability[rows], probs)
 
 
 def read(session: Any, views: RGBImage, features: npt.NDArray[np.float32], batch_size: int) -> Reading:
@@ -86,7 +95,7 @@ def read(session: Any, views: RGBImage, features: npt.NDArray[np.float32], batch
         state_probs.append(states)
     probs = np.concatenate(type_probs)
     index = probs.argmax(axis=1)
-    return Reading(index, probs[np.arange(len(index)), index], np.concatenate(state_probs))
+    return Reading(index, probs[np.arange(len(index)), index], np.concatenate(state_probs), probs)
 
 
 def keeps_its_mark(element: Element, read_type: ElementType, confidence: float) -> bool:
@@ -97,12 +106,12 @@ def keeps_its_mark(element: Element, read_type: ElementType, confidence: float) 
     checked accuracy 0.97 by the rules, 0.68 by the reader alone). The reader overrules the mark only
     when it is sure.
     """
-    return (
-        element.type in CHECKABLE
-        and element.state.checked is not None
-        and read_type not in CHECKABLE
-        and confidence < MARK_OVERRULE_CONFIDENCE
-    )
+    return is_mark(element) and read_type not in CHECKABLE and confidence < MARK_OVERRULE_CONFIDENCE
+
+
+def is_mark(element: Element) -> bool:
+    """A checkbox, radio or toggle whose state the segmenter read from its mark."""
+    return element.type in CHECKABLE and element.state.checked is not None
 
 
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
@@ -142,6 +151,23 @@ def apply_reading(elements: Sequence[Element], reading: Reading, threshold: floa
     return out
 
 
+NOT_CHECKABLE = np.array([t not in CHECKABLE for t in TYPES])
+CHECKABLE_INDEX = np.flatnonzero(~NOT_CHECKABLE)
+NO_INDICATOR = 0.5
+"""Below this chance of an indicator (check model), a checkable the reader answered takes its next type."""
+
+
+def without_checkables(reading: Reading, rows: npt.NDArray[np.int64]) -> Reading:
+    """``reading`` with the ``rows`` given their most likely type that is not checkable."""
+    if reading.type_probability is None or not len(rows):
+        return reading
+    index, confidence = reading.type_index.copy(), reading.type_confidence.copy()
+    others = np.where(NOT_CHECKABLE, reading.type_probability[rows], -1.0)
+    index[rows] = others.argmax(axis=1)
+    confidence[rows] = others.max(axis=1)
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+
+
 @register("attributes", "reader")
 class ReaderAttributeStage(Backend):
     """Type and state of every element (not regions) from the CPU reader, one ONNX call per batch."""
@@ -151,6 +177,7 @@ class ReaderAttributeStage(Backend):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.spec = reader_spec(settings)
+        self.checks = CheckReader.configured(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -161,7 +188,10 @@ class ReaderAttributeStage(Backend):
         return None
 
     def model_version(self) -> str | None:
-        return self.spec.model.version_tag()
+        version = self.spec.model.version_tag()
+        if self.checks is not None and version is not None:
+            return f"{version}+{self.checks.spec.version_tag()}"
+        return version
 
     def load(self) -> Any:
         """The ONNX Runtime session (its file checked against the manifest's sha256), once per process."""
@@ -193,20 +223,58 @@ class ReaderAttributeStage(Backend):
         if not sum(len(p) for p in picks):
             return list(parses)
         reading = self.read_picked(images, parses, picks)
+        flat = [parse.elements[i] for parse, picked in zip(parses, picks, strict=True) for i in picked]
+        rows, on, checkable = self.read_checks(images, parses, picks, flat, reading)
+        reading = without_checkables(reading, rows[checkable < NO_INDICATOR])
+        checked = dict(zip(rows.tolist(), (on >= 0.5).tolist(), strict=True))
         out = []
         start = 0
         for parse, picked in zip(parses, picks, strict=True):
-            part = slice(start, start + len(picked))
-            start += len(picked)
             elements = list(parse.elements)
             read_elements = apply_reading(
-                [elements[i] for i in picked],
-                Reading(
-                    reading.type_index[part], reading.type_confidence[part], reading.state_probability[part]
-                ),
+                flat[start : start + len(picked)],
+                reading.part(slice(start, start + len(picked))),
                 self.settings.attributes.min_confidence,
             )
-            for i, element in zip(picked, read_elements, strict=True):
+            for row, (i, element) in enumerate(zip(picked, read_elements, strict=True), start):
+                if row in checked and element.type in CHECKABLE and not is_mark(flat[row]):
+                    element = element.replace(state=dataclasses.replace(element.state, checked=checked[row]))
                 elements[i] = element
+            start += len(picked)
             out.append(parse.with_elements(elements))
         return out
+
+    def read_checks(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        picks: Sequence[Sequence[int]],
+        flat: Sequence[Element],
+        reading: Reading,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The check model on the elements the reader calls checkable (one batched call): their rows in
+        ``flat``, the chance each is on, and the chance it has an indicator at all.
+
+        A checkbox, radio or toggle the segmenter found by its mark is left out: its fill was read exactly.
+        """
+        empty = np.zeros(0, dtype=np.float32)
+        if self.checks is None:
+            return np.zeros(0, dtype=np.int64), empty, empty
+        answered = np.isin(reading.type_index, CHECKABLE_INDEX) & (
+            reading.type_confidence >= self.settings.attributes.min_confidence
+        )
+        marks = np.array([is_mark(e) for e in flat], dtype=bool)
+        rows = np.flatnonzero(answered & ~marks)
+        if not len(rows):
+            return rows, empty, empty
+        owner = np.repeat(np.arange(len(parses)), [len(p) for p in picks])
+        boxes = np.asarray([e.bbox for e in flat], dtype=np.int64).reshape(-1, 4)
+        views = np.concatenate(
+            [
+                check_views(images[k], boxes[rows[owner[rows] == k]], self.checks.side)
+                for k in range(len(parses))
+            ]
+        )
+        order = np.concatenate([rows[owner[rows] == k] for k in range(len(parses))])
+        on, checkable = self.checks.probabilities(self.settings, views)
+        return order, on, checkable

@@ -15,6 +15,7 @@ from detact_service.understanding.reader import (
     ReaderAttributeStage,
     Reading,
     apply_reading,
+    without_checkables,
 )
 from detact_service.understanding.semimask import (
     OUTLINE,
@@ -158,3 +159,19 @@ def test_a_marked_checkbox_stays_one_unless_the_reader_is_sure() -> None:
     assert overruled.type is ElementType.BUTTON and overruled.state.checked is None
     unsure, _ = apply_reading([marked, plain], reading([button, button], [0.3, 0.3]), 0.5)
     assert unsure is marked
+
+
+def test_a_checkable_without_an_indicator_takes_the_readers_next_type() -> None:
+    probs = np.zeros((2, len(TYPES)), dtype=np.float32)
+    probs[:, TYPES.index(ElementType.RADIO)] = 0.5
+    probs[:, TYPES.index(ElementType.CHECKBOX)] = 0.3
+    probs[:, TYPES.index(ElementType.ICON)] = 0.15
+    probs[:, TYPES.index(ElementType.TEXT)] = 0.05
+    radio = TYPES.index(ElementType.RADIO)
+    reading = Reading(
+        np.array([radio, radio]), np.array([0.5, 0.5], np.float32), np.zeros((2, 4), np.float32), probs
+    )
+    overruled = without_checkables(reading, np.array([1]))
+    assert overruled.type_index.tolist() == [radio, TYPES.index(ElementType.ICON)]
+    assert overruled.type_confidence.tolist() == pytest.approx([0.5, 0.15])
+    assert without_checkables(reading, np.array([], dtype=np.int64)) is reading

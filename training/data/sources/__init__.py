@@ -13,6 +13,7 @@ SOURCES: dict[str, str] = {
     "thirdparty": "training.data.sources.thirdparty:ThirdPartyRenderer",
     "qt": "training.data.sources.qt:QtRenderer",
     "grid": "training.data.sources.grid:GridRenderer",
+    "checks": "training.data.sources.checks:ChecksRenderer",
 }
 
 

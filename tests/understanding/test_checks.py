@@ -1,0 +1,95 @@
+"""The check-state model: its views keep the indicator at full scale, and the shipped model reads it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.settings import Settings
+from detact_service.understanding.checks import CheckReader, check_views, end_squares
+from detact_service.understanding.reader import ReaderAttributeStage
+from tests.browser import page_with_boxes
+
+# Checkboxes and radios boxed with their labels, light and dark, and Android-like switches at the right end
+# of their rows: the reader's squeezed view loses such a mark, the check view keeps it.
+PAGE = """<!doctype html><html><head><style>
+body { margin: 0; font: 14px sans-serif; display: flex }
+.pane { width: 50%; padding: 24px; box-sizing: border-box }
+.dark { background: #2b2b2e; color: #ddd; color-scheme: dark }
+label { display: inline-block; margin: 8px 0 }
+.row { display: flex; align-items: center; justify-content: space-between; width: 420px; padding: 14px 8px }
+.sw { width: 40px; height: 22px; border-radius: 11px; background: #9e9e9e; position: relative; border: 0 }
+.sw::after { content: ''; position: absolute; top: 2px; left: 2px; width: 18px; height: 18px;
+  border-radius: 9px; background: #fff }
+.sw.on { background: #1a73e8 } .sw.on::after { left: 20px }
+</style></head><body>
+<div class="pane">
+ <label id="a-on"><input type="checkbox" checked> Remember me on this computer</label><br>
+ <label id="a-off"><input type="checkbox"> Show hidden files</label><br>
+ <label id="r-on"><input type="radio" name="r" checked> Automatic updates</label><br>
+ <label id="r-off"><input type="radio" name="r"> Manual</label>
+ <div class="row" id="s-on"><span>Wi-Fi</span><button class="sw on"></button></div>
+ <div class="row" id="s-off"><span>Bluetooth</span><button class="sw"></button></div>
+</div>
+<div class="pane dark">
+ <label id="d-on"><input type="checkbox" checked> Send usage statistics</label><br>
+ <label id="d-off"><input type="checkbox"> Open in new window</label><br>
+</div>
+</body></html>"""
+ON = ("a-on", "r-on", "s-on", "d-on")
+OFF = ("a-off", "r-off", "s-off", "d-off")
+
+
+def test_end_squares_sit_at_both_ends_of_the_long_axis() -> None:
+    boxes = np.array([[100, 10, 300, 30], [5, 50, 25, 150], [40, 40, 60, 60]])
+    start, end = end_squares(boxes)
+    side = start[:, 2] - start[:, 0]
+    assert (side == start[:, 3] - start[:, 1]).all() and (side == end[:, 2] - end[:, 0]).all()
+    assert side.tolist() == [26, 26, 26]  # 1.3 times the short side
+    assert start[0, 0] < 100 < start[0, 2] < 130 and end[0, 0] > 270 and end[0, 2] > 300  # the wide box
+    assert start[1, 1] < 50 < start[1, 3] and end[1, 3] > 150  # the tall box: along y
+    assert np.array_equal(start[2], end[2])  # a square box: one square, twice
+
+
+def test_views_keep_the_mark_at_its_own_scale() -> None:
+    screen = np.full((200, 600, 3), 240, dtype=np.uint8)
+    screen[100:116, 40:56] = 20  # a filled 16 px indicator at the left end of a 400 x 16 box
+    views = check_views(screen, np.array([[40, 100, 440, 116], [590, 190, 640, 230]]), side=32)
+    assert views.shape == (2, 32, 64, 3) and views.dtype == np.uint8
+    left, right = views[0, :, :32].astype(int), views[0, :, 32:].astype(int)
+    assert left.mean() < 140 and right.mean() > 230  # the dark mark fills the start square only
+    assert (views[1] == 240).all()  # a box past the screen's edge repeats its edge pixels
+
+
+@pytest.fixture(scope="module")
+def checks() -> CheckReader:
+    reader = CheckReader.configured(Settings())
+    if reader is None:
+        pytest.fail("the shipped check-state model (ui-checks) is missing")
+    return reader
+
+
+def test_shipped_model_reads_labelled_checkboxes_radios_and_switches(checks: CheckReader) -> None:
+    image, boxes = page_with_boxes(PAGE, ON + OFF, (1280, 480))
+    views = check_views(image, np.array([boxes[i] for i in ON + OFF]), checks.side)
+    on, checkable = checks.probabilities(Settings(), views)
+    assert on.shape == checkable.shape == (len(ON) + len(OFF),)
+    assert (checkable >= 0.5).all(), checkable.round(2).tolist()
+    assert (on[: len(ON)] >= 0.5).all(), dict(zip(ON, on[: len(ON)].round(2).tolist(), strict=True))
+    assert (on[len(ON) :] < 0.5).all(), dict(zip(OFF, on[len(ON) :].round(2).tolist(), strict=True))
+
+
+def test_the_reader_stage_takes_a_checkable_state_from_the_check_model() -> None:
+    stage = ReaderAttributeStage(Settings())
+    assert stage.checks is not None and "ui-checks" in (stage.model_version() or "")
+    image, boxes = page_with_boxes(PAGE, ("a-on", "a-off"), (1280, 480))
+    elements = [
+        Element(boxes[i], ElementType.TEXT, id=n, source="test") for n, i in enumerate(("a-on", "a-off"))
+    ]
+    parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=elements)
+    read = stage.run([image], [parse])[0].elements
+    assert [e.type for e in read] == [ElementType.CHECKBOX, ElementType.CHECKBOX]
+    assert [e.state.checked for e in read] == [True, False]
+    without = ReaderAttributeStage(Settings(attributes={"check_model": ""}))
+    assert without.checks is None and without.model_version() == stage.spec.model.version_tag()
