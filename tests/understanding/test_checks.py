@@ -8,7 +8,7 @@ import pytest
 from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.understanding.checks import CheckReader, check_views, end_squares
-from detact_service.understanding.reader import ReaderAttributeStage
+from detact_service.understanding.reader import STATES, TYPES, ReaderAttributeStage, Reading
 from tests.browser import page_with_boxes
 
 # Checkboxes and radios boxed with their labels, light and dark, and Android-like switches at the right end
@@ -37,6 +37,8 @@ label { display: inline-block; margin: 8px 0 }
  <label id="d-off"><input type="checkbox"> Open in new window</label><br>
 </div>
 </body></html>"""
+BUTTON = """<button id="save" style="position:absolute;left:700px;top:300px;font:15px sans-serif;
+ padding:8px 24px">Save changes</button>"""
 ON = ("a-on", "r-on", "s-on", "d-on")
 OFF = ("a-off", "r-off", "s-off", "d-off")
 
@@ -80,16 +82,29 @@ def test_shipped_model_reads_labelled_checkboxes_radios_and_switches(checks: Che
     assert (on[len(ON) :] < 0.5).all(), dict(zip(OFF, on[len(ON) :].round(2).tolist(), strict=True))
 
 
-def test_the_reader_stage_takes_a_checkable_state_from_the_check_model() -> None:
+def test_the_reader_stage_takes_checked_from_the_check_model_and_drops_checkables_without_indicator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     stage = ReaderAttributeStage(Settings())
     assert stage.checks is not None and "ui-checks" in (stage.model_version() or "")
-    image, boxes = page_with_boxes(PAGE, ("a-on", "a-off"), (1280, 480))
-    elements = [
-        Element(boxes[i], ElementType.TEXT, id=n, source="test") for n, i in enumerate(("a-on", "a-off"))
-    ]
+    ids = ("a-on", "a-off", "save")
+    image, boxes = page_with_boxes(PAGE.replace("</body>", BUTTON + "</body>"), ids, (1280, 480))
+    # a reader that calls all three unchecked checkboxes (its view of a wide box hides the tick)
+    probs = np.zeros((3, len(TYPES)), dtype=np.float32)
+    probs[:, TYPES.index(ElementType.CHECKBOX)] = 0.8
+    probs[:, TYPES.index(ElementType.BUTTON)] = 0.2
+    reading = Reading(
+        np.full(3, TYPES.index(ElementType.CHECKBOX)),
+        np.full(3, 0.8, dtype=np.float32),
+        np.zeros((3, len(STATES)), dtype=np.float32),
+        probs,
+    )
+    monkeypatch.setattr(stage, "read_picked", lambda *args: reading)
+    elements = [Element(boxes[i], ElementType.TEXT, id=n, source="test") for n, i in enumerate(ids)]
     parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=elements)
-    read = stage.run([image], [parse])[0].elements
-    assert [e.type for e in read] == [ElementType.CHECKBOX, ElementType.CHECKBOX]
-    assert [e.state.checked for e in read] == [True, False]
+    on, off, button = stage.run([image], [parse])[0].elements
+    assert on.type is ElementType.CHECKBOX and on.state.checked is True
+    assert off.type is ElementType.CHECKBOX and off.state.checked is False
+    assert button.type is ElementType.BUTTON and button.state.checked is None  # no indicator: next type
     without = ReaderAttributeStage(Settings(attributes={"check_model": ""}))
     assert without.checks is None and without.model_version() == stage.spec.model.version_tag()

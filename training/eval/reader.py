@@ -253,7 +253,10 @@ def main(out: Path, data: Path | None, seeds: Sequence[int], settings: Settings,
         tallies |= phone_tallies(stage)
         tallies |= phone_parse_tallies(settings)
     latency = reader_latency(stage)
-    text = report(tallies, stage.spec.model.name, latency)
+    model = stage.spec.model.name
+    if stage.checks is not None:
+        model += f"` and `{stage.checks.spec.name}"  # "for `ui-reader` and `ui-checks`"
+    text = report(tallies, model, latency)
     out.write_text(text)
     numbers = {
         source: {m: t.right[m] / t.total[m] for m in METRICS if t.total[m]} for source, t in tallies.items()
