@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import html
 import random
-import tempfile
-from pathlib import Path
-from types import TracebackType
 
 from PIL import Image
-from selenium import webdriver
 
 from training.data.labels import ScreenLabels
-from training.data.sources.dom import close_driver, labelled_screen, make_driver, set_viewport
+from training.data.sources.dom import labelled_screen
+from training.data.sources.web import WebRenderer
 
 VIEWPORTS = (
     (1280, 800, 1.0, False),
@@ -238,41 +235,21 @@ main{{padding:12px;display:grid;grid-template-columns:repeat(auto-fill,minmax({c
 </style></head><body><header>{bar}</header><main>{"".join(sections)}</main></body></html>"""
 
 
-class ChecksRenderer:
-    """Settings pages of checkables in headless Chromium (see the module docstring)."""
+class ChecksRenderer(WebRenderer):
+    """Settings pages of checkables in headless Chromium (see the module docstring); the browser, the page
+    loading and the screenshot are the synthetic web source's."""
 
     source = "web-checks"
 
-    def __init__(self) -> None:
-        self.driver: webdriver.Chrome | None = None
-        self.profile: str | None = None
-        self.folder: tempfile.TemporaryDirectory[str] | None = None
-
-    def __enter__(self) -> ChecksRenderer:
-        self.driver, self.profile = make_driver()
-        self.folder = tempfile.TemporaryDirectory(prefix="detact-checks-")
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        close_driver(self.driver, self.profile)
-        self.driver = None
-        if self.folder is not None:
-            self.folder.cleanup()
-            self.folder = None
-
     def render(self, seed: int) -> tuple[Image.Image, ScreenLabels]:
         """One page: a look, a layout and a viewport drawn from the seed."""
-        if self.driver is None or self.folder is None:
-            raise RuntimeError("use the renderer as a context manager")
         rng = random.Random(f"checks-{seed}")
         look = rng.choice(sorted(LOOKS))
         layout = rng.choice(LAYOUTS)
         width, height, scale, mobile = rng.choice(VIEWPORTS)
-        page = Path(self.folder.name) / "page.html"
-        page.write_text(page_html(rng, look, layout, mobile))
-        set_viewport(self.driver, width, height, scale, mobile)
-        self.driver.get(page.as_uri())
+        image = self.render_html(page_html(rng, look, layout, mobile), width, height, scale, mobile)
+        assert self.driver is not None
         meta = {"look": look, "layout": layout, "viewport": [width, height]}
-        return labelled_screen(self.driver, self.source, f"checks/{look}/{layout}", seed, scale, meta)
+        return labelled_screen(
+            self.driver, self.source, f"checks/{look}/{layout}", seed, scale, meta, image=image
+        )
