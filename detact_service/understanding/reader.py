@@ -153,8 +153,11 @@ def apply_reading(elements: Sequence[Element], reading: Reading, threshold: floa
 
 NOT_CHECKABLE = np.array([t not in CHECKABLE for t in TYPES])
 CHECKABLE_INDEX = np.flatnonzero(~NOT_CHECKABLE)
-NO_INDICATOR = 0.5
-"""Below this chance of an indicator (check model), a checkable the reader answered takes its next type."""
+NO_INDICATOR = 0.1
+"""Below this chance of an indicator (check model), a checkable the reader answered takes its next type.
+
+Low on purpose: the model is unsure of some real styles (Material 2's thin switch track, 0.3-0.4), and on
+the data engine's test screens 0.1 drops 25 of the reader's 46 wrong checkables against 30 at 0.5."""
 
 
 def without_checkables(reading: Reading, rows: npt.NDArray[np.int64]) -> Reading:
