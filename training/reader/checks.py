@@ -38,7 +38,7 @@ from detact_service.understanding.attribute_codec import CHECKABLE
 from detact_service.understanding.checks import KIND, SIDE, check_views
 from training.attributes.data import jitter_box
 from training.reader.data import augment
-from training.reader.model import MEAN, STD, WEIGHTS_SHA256, backbone
+from training.reader.model import WEIGHTS_SHA256, backbone, normalise
 
 TRUNK_BLOCKS = 14
 """MobileNetV2 ``features[:14]``: stride 16, 96 channels."""
@@ -145,9 +145,6 @@ class CheckNet(nn.Module):
     """uint8 N x S x 2S x 3 views in; out, per view: the probabilities that it is on, and that it is a
     checkable at all (an indicator at one end)."""
 
-    mean: torch.Tensor
-    std: torch.Tensor
-
     def __init__(self, pretrained: bool = True) -> None:
         super().__init__()
         self.trunk = backbone(pretrained)[:TRUNK_BLOCKS]
@@ -160,12 +157,11 @@ class CheckNet(nn.Module):
             nn.Dropout(0.2),
             nn.Linear(128, 2),
         )
-        self.register_buffer("mean", torch.tensor(MEAN, dtype=torch.float32).view(1, 3, 1, 1))
-        self.register_buffer("std", torch.tensor(STD, dtype=torch.float32).view(1, 3, 1, 1))
 
     def logits(self, views: torch.Tensor) -> torch.Tensor:
-        x = (views.permute(0, 3, 1, 2).float() / 255.0 - self.mean) / self.std
-        x = nn.functional.interpolate(x, scale_factor=UPSCALE, mode="bilinear", align_corners=False)
+        x = nn.functional.interpolate(
+            normalise(views), scale_factor=UPSCALE, mode="bilinear", align_corners=False
+        )
         return self.head(self.trunk(x))
 
     def forward(self, views: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
