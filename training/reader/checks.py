@@ -55,14 +55,18 @@ BARE_ASPECT = 2.5
 
 @dataclass
 class CheckSet:
-    """Views, targets (on: 1 on, 0 off, -1 not checkable; checkable: 1 or 0) and each view's source."""
+    """Views, targets (1 on, 0 off, -1 not checkable) and each view's source."""
 
     views: npt.NDArray[np.uint8]
     on: npt.NDArray[np.int8]
-    checkable: npt.NDArray[np.int8]
     sources: npt.NDArray[np.str_]
 
-    FIELDS = ("views", "on", "checkable", "sources")
+    FIELDS = ("views", "on", "sources")
+
+    @property
+    def checkable(self) -> npt.NDArray[np.int8]:
+        """The indicator head's targets: 1 for a checkable, 0 for any other element."""
+        return (self.on >= 0).astype(np.int8)
 
 
 def detector_like(
@@ -119,7 +123,6 @@ def split_views(folders: Sequence[Path], split: str, side: int, copies: int, see
             on = np.array(
                 [int(bool(e.state.checked)) if e.type in CHECKABLE else -1 for e in chosen], np.int8
             )
-            checkable = (on >= 0).astype(np.int8)
             boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
             for _ in range(copies if split == "train" else 1):
                 image, scaled = screen, boxes
@@ -129,15 +132,14 @@ def split_views(folders: Sequence[Path], split: str, side: int, copies: int, see
                     resized = np.round(boxes * scale).astype(np.int64).tolist()
                     scaled = np.array([detector_like(tuple(b), rng, w, h) for b in resized], dtype=np.int64)
                 sources = np.full(len(on), item.labels.source)
-                yield CheckSet(check_views(image, scaled, side), on, checkable, sources)
+                yield CheckSet(check_views(image, scaled, side), on, sources)
 
 
 def gather(folders: Sequence[Path], split: str, side: int, copies: int, seed: int) -> CheckSet:
     """All views of a split in one set."""
     parts = list(split_views(folders, split, side, copies, seed))
     if not parts:
-        empty = np.zeros(0, np.int8)
-        return CheckSet(np.zeros((0, side, 2 * side, 3), np.uint8), empty, empty, np.zeros(0, "<U16"))
+        return CheckSet(np.zeros((0, side, 2 * side, 3), np.uint8), np.zeros(0, np.int8), np.zeros(0, "<U16"))
     return CheckSet(*(np.concatenate([getattr(p, k) for p in parts]) for k in CheckSet.FIELDS))
 
 
@@ -235,7 +237,7 @@ def train(
             if rng.random() < 0.5:  # the indicator may be at either end: swap the squares, never mirror
                 views = torch.cat([views[:, :, side:], views[:, :, :side]], dim=2)
             on = torch.from_numpy(train_set.on[idx].astype(np.float32))
-            checkable = torch.from_numpy(train_set.checkable[idx].astype(np.float32))
+            checkable = (on >= 0).float()
             optimiser.zero_grad()
             logits = net.logits(views)
             on_loss = (loss_fn(logits[:, 0], on.clamp(min=0)) * checkable).sum() / checkable.sum().clamp(

@@ -2,9 +2,9 @@
 
 The other web sources draw a few checkables per page, mostly native checkboxes; real screens (Android
 settings, iOS, Material, Windows 11, Bootstrap) are full of switches whose state is a thumb's side and a
-track's colour. Each page here is one look (:data:`LOOKS`), light or dark, with a random accent, at a
-desktop or phone viewport, laid out as settings rows (label left, control right), a form column
-(control left, label right) or a grid of options. Half of the controls carry their role on the whole row
+track's colour. Each page here is one look (:data:`LOOKS`) in one of the web source's themes (light or
+dark, accent, font), at a desktop or phone viewport, laid out as settings rows (label left, control
+right), a form column (control left, label right) or a grid of options. Half of the controls carry their role on the whole row
 (a clickable settings row, as Android's view hierarchy reports it), half on the indicator alone. Labels
 come from the DOM pass every web source shares (``role=switch`` is a toggle, ``aria-checked`` its state).
 The template is ``checks/<look>/<layout>``, so a split holds looks it never trained on.
@@ -19,7 +19,7 @@ from PIL import Image
 
 from training.data.labels import ScreenLabels
 from training.data.sources.dom import labelled_screen
-from training.data.sources.web import WebRenderer
+from training.data.sources.web import ACCENTS, Theme, WebRenderer
 
 VIEWPORTS = (
     (1280, 800, 1.0, False),
@@ -28,7 +28,6 @@ VIEWPORTS = (
     (412, 915, 2.6, True),
     (360, 800, 3.0, True),
 )
-ACCENTS = ("#1a73e8", "#0b57d0", "#34c759", "#6750a4", "#0078d4", "#e91e63", "#00897b", "#ff9800", "#3f51b5")
 LAYOUTS = ("rows", "form", "grid")
 WORDS = (
     "Wi-Fi",
@@ -151,21 +150,13 @@ LOOKS: dict[str, str] = {
 }
 
 
-def _palette(rng: random.Random, dark: bool) -> str:
-    """CSS variables of one page's theme."""
-    accent = rng.choice(ACCENTS)
-    if dark:
-        bg, surface, fg, muted = rng.choice(
-            (("#121212", "#1e1e1e", "#e6e6e6", "#9a9a9a"), ("#202124", "#2b2b2e", "#dddddd", "#8e8e93"))
-        )
-    else:
-        bg, surface, fg, muted = rng.choice(
-            (("#ffffff", "#ffffff", "#1f1f1f", "#757575"), ("#f3f3f3", "#fbfbfb", "#202020", "#8a8a8a"))
-        )
-    track = TRACK_OFF["dark" if dark else "light"]
+def _variables(theme: Theme) -> str:
+    """The CSS variables the looks use, from one of the synthetic web source's themes."""
+    track = TRACK_OFF["dark" if theme.dark else "light"]
     return (
-        f":root{{--accent:{accent};--bg:{bg};--surface:{surface};--fg:{fg};--muted:{muted};--track:{track};"
-        f"color-scheme:{'dark' if dark else 'light'};accent-color:{accent}}}"
+        f":root{{--accent:{theme.accent};--bg:{theme.bg};--surface:{theme.surface};--fg:{theme.fg};"
+        f"--muted:{theme.muted};--track:{track};color-scheme:{'dark' if theme.dark else 'light'};"
+        f"accent-color:{theme.accent}}}"
     )
 
 
@@ -205,9 +196,8 @@ def page_html(rng: random.Random, look: str, layout: str, mobile: bool) -> str:
     A full page (a title bar, groups in columns, some in tinted cards) keeps screens apart for the
     near-duplicate check of the splits, which drops sparse pages that look alike.
     """
-    dark = rng.random() < 0.4
-    size = rng.choice((13, 14, 15, 16)) + (2 if mobile else 0)
-    font = rng.choice(("sans-serif", "DejaVu Sans", "Liberation Sans", "Noto Sans", "serif"))
+    theme = Theme.random(rng)
+    size = theme.size + (2 if mobile else 0)
     kinds = ("sw",) * 3 + ("cb",) * 2 + ("rd",)
     sections = []
     for _ in range(rng.randint(3, 4) if mobile else rng.randint(4, 9)):
@@ -218,8 +208,8 @@ def page_html(rng: random.Random, look: str, layout: str, mobile: bool) -> str:
         sections.append(f"<section><h3>{title}</h3><div class='group'{tint}>{items}</div></section>")
     column = "100%" if mobile else f"{rng.choice((300, 360, 420, 520))}px"
     bar = html.escape(" ".join(rng.sample(WORDS, 2)))
-    return f"""<!doctype html><html><head><style>{_palette(rng, dark)}
-* {{box-sizing:border-box}} body{{margin:0;background:var(--bg);color:var(--fg);font:{size}px '{font}'}}
+    return f"""<!doctype html><html><head><style>{_variables(theme)}
+* {{box-sizing:border-box}} body{{margin:0;background:var(--bg);color:var(--fg);font:{size}px '{theme.font}'}}
 header{{padding:{rng.choice((10, 16, 22))}px 16px;font-size:{size + 4}px;background:{rng.choice(ACCENTS)};
  color:#fff}}
 main{{padding:12px;display:grid;grid-template-columns:repeat(auto-fill,minmax({column},1fr));gap:12px;
