@@ -4,9 +4,10 @@ The other web sources draw a few checkables per page, mostly native checkboxes; 
 settings, iOS, Material, Windows 11, Bootstrap) are full of switches whose state is a thumb's side and a
 track's colour. Each page here is one look (:data:`LOOKS`) in one of the web source's themes (light or
 dark, accent, font), at a desktop or phone viewport, laid out as settings rows (label left, control
-right), a form column (control left, label right) or a grid of options. Half of the controls carry their role on the whole row
-(a clickable settings row, as Android's view hierarchy reports it), half on the indicator alone. Labels
-come from the DOM pass every web source shares (``role=switch`` is a toggle, ``aria-checked`` its state).
+right), a form column (control left, label right) or a grid of options. Half of the controls carry their
+role on the whole row (a clickable settings row, as Android's view hierarchy reports it), half on the
+indicator alone. Labels come from the DOM pass every web source shares (``role=switch`` is a toggle,
+``aria-checked`` its state).
 The template is ``checks/<look>/<layout>``, so a split holds looks it never trained on.
 """
 
