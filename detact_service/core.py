@@ -38,6 +38,12 @@ class ElementType(StrEnum):
     REGION = "region"
 
 
+DETECTOR_SOURCE = "detector"
+"""``Element.source`` of a detector's box."""
+LANDSCAPE_DETECTOR_SOURCE = "landscape-detector"
+"""``Element.source`` of the second (landscape) detector's boxes until the merge admits them as detector
+boxes (:func:`detact_service.understanding.merge.admit_landscape_boxes`)."""
+
 INTERACTIVE_TYPES = frozenset(
     {
         ElementType.LINK,

@@ -67,9 +67,14 @@ class DetectorSettings(StageSettings):
         None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
     )
     int8: bool = Field(
-        False,
-        description="Run the int8 copy '<model>-int8' of the detector when the manifest ships one (CPU): "
-        "2.5x less CPU, 0.01-0.03 less recall on web and MiniWoB++ screens (docs/OCR.md).",
+        True,
+        description="Run the int8 copy '<model>-int8' of each detector when the manifest ships one (CPU): "
+        "2.5x less CPU for recall within 0.01 of fp32 (models/README.md); false: the fp32 files.",
+    )
+    landscape_model: str = Field(
+        "uitag-ui",
+        description="A second detector run on screens wider than tall (desktops, web pages), its boxes "
+        "added to the first's; empty: none.",
     )
 
 

@@ -4,9 +4,9 @@
   Runtime (``--mode static``: QDQ, per-channel int8 weights, uint8 activations calibrated on text-line
   crops cut from rendered screens by the service's own detection and line splitting; ``--mode dynamic``:
   weights only, activations quantised at run time).
-- ``detector``: the YOLO11m UI detector ``models/ui-detector.onnx``, static QDQ calibrated on phone and
-  desktop screenshots letterboxed as :mod:`detact_service.detectors.yolo_onnx` does; the detect head
-  (its last nodes) can be kept in float.
+- ``detector``: a UI detector of the manifest (``--name``, default ``ui-detector``), static QDQ calibrated
+  on phone and desktop screenshots letterboxed as :mod:`detact_service.detectors.yolo_onnx` does (the
+  entry's input size and upscaling); the detect head (its last nodes) can be kept in float.
 
 The calibration images are chosen deterministically (sorted names, fixed stride), so a run recreates the
 same file. Numbers and the commands that made the shipped files: ``models/manifest.json``, ``docs/OCR.md``.
@@ -199,11 +199,19 @@ def rec_source() -> Path:
 
 
 def detector_calibration(
-    apps: int, per_app: int, desktops: int, size: int, per_family: int = 0
+    apps: int,
+    per_app: int,
+    desktops: int,
+    size: int,
+    per_family: int = 0,
+    upscale: bool = True,
+    landscape_only: bool = False,
 ) -> list[npt.NDArray[np.float32]]:
-    """Letterboxed detector inputs: ``per_app`` screenshots of each of the first ``apps`` phone_real train
-    apps, ``desktops`` ScreenAgent desktop screenshots (after the 3 that ``bench.ocr`` times) and
-    ``per_family`` train-split screens of each ``data/screens`` family (web, Qt, MiniWoB++, ...)."""
+    """Detector inputs made as the backend makes them (``size``, ``upscale``): ``per_app`` screenshots of each
+    of the first ``apps`` phone_real train apps, ``desktops`` ScreenAgent desktop screenshots (after the 3
+    that ``bench.ocr`` times) and ``per_family`` train-split screens of each ``data/screens`` family (web, Qt,
+    MiniWoB++, ...); with ``landscape_only``, the screens wider than tall among them (what a
+    ``landscape_model`` sees)."""
     from PIL import Image
 
     from detact_service.detectors.yolo_onnx import input_hw, letterbox
@@ -223,7 +231,9 @@ def detector_calibration(
     arrays = []
     for path in paths:
         image = np.asarray(Image.open(path).convert("RGB"))
-        shape = input_hw(("batch", 3, "height", "width"), image.shape[0], image.shape[1], size)
+        if landscape_only and image.shape[1] <= image.shape[0]:
+            continue
+        shape = input_hw(("batch", 3, "height", "width"), image.shape[0], image.shape[1], size, upscale)
         arrays.append(letterbox(image, shape)[0][None])
     return arrays
 
@@ -240,8 +250,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     rec.add_argument("--desktops", type=int, default=16, help="ScreenAgent desktop samples to calibrate on")
     rec.add_argument("--exclude", default="", help="comma list of node names kept in float")
     rec.add_argument("--out", type=Path, default=ROOT / "models" / "ppocrv6-rec-small-int8.onnx")
-    det = sub.add_parser("detector", help="the YOLO11m UI detector")
-    det.add_argument("--source", type=Path, default=ROOT / "models" / "ui-detector.onnx")
+    det = sub.add_parser("detector", help="a UI detector of the manifest (default: ui-detector)")
+    det.add_argument("--name", default="ui-detector", help="its manifest entry: file, input size, upscale")
+    det.add_argument("--landscape-only", action="store_true", help="calibrate on screens wider than tall")
     det.add_argument("--apps", type=int, default=20)
     det.add_argument("--per-app", type=int, default=2)
     det.add_argument("--desktops", type=int, default=10)
@@ -253,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="regular expression of the node names kept in float (default: the head after its convolutions)",
     )
     det.add_argument("--ops", default="", help="comma list of op types to quantise ('' = all)")
-    det.add_argument("--out", type=Path, default=ROOT / "models" / "ui-detector-int8.onnx")
+    det.add_argument("--out", type=Path, default=None, help="default: models/<name>-int8.onnx")
     args = parser.parse_args(argv)
 
     if args.model == "ocr-rec":
@@ -270,13 +281,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         import onnx
 
-        model = onnx.load(str(args.source))
-        size = int(model.graph.input[0].type.tensor_type.shape.dim[2].dim_value or 640)
-        arrays = detector_calibration(args.apps, args.per_app, args.desktops, size, args.per_family)
+        from detact_service.models import model_spec
+
+        spec = model_spec(ROOT / "models", "detector", args.name)
+        args.out = args.out or ROOT / "models" / f"{args.name}-int8.onnx"
+        model = onnx.load(str(spec.path))
+        arrays = detector_calibration(
+            args.apps,
+            args.per_app,
+            args.desktops,
+            spec.input_size,
+            args.per_family,
+            spec.entry.upscale,
+            args.landscape_only,
+        )
         print(f"calibration: {len(arrays)} screenshots")
         keep = [n.name for n in model.graph.node if args.exclude and re.search(args.exclude, n.name)]
         ops = [o for o in args.ops.split(",") if o] or None
-        quantise_static(args.source, args.out, arrays, method=args.method, op_types=ops, exclude=keep)
+        quantise_static(spec.path, args.out, arrays, method=args.method, op_types=ops, exclude=keep)
     print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, sha256 {sha256(args.out)}")
 
 

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service import geometry
+from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Element, ElementType, ScreenParse
 from detact_service.models import (
     MANIFEST,
     ModelSpec,
@@ -45,9 +46,10 @@ INT8_SUFFIX = "-int8"
 detector``), run instead on CPU while ``DETACT_DETECTOR__INT8`` is on (the default)."""
 
 
-def int8_detector(settings: Settings) -> ModelSpec | None:
-    """The int8 copy of the configured detector to run instead of it, if shipped and wanted here."""
-    name = settings.detector.model
+def int8_detector(settings: Settings, name: str | None = None) -> ModelSpec | None:
+    """The int8 copy of detector ``name`` (default: the configured one) to run instead, if shipped and
+    wanted here."""
+    name = name or settings.detector.model
     if not settings.detector.int8 or name.endswith(INT8_SUFFIX) or resolve_device(settings) == "cuda":
         return None
     try:
@@ -56,14 +58,30 @@ def int8_detector(settings: Settings) -> ModelSpec | None:
         return None
 
 
-def detector_model_path(settings: Settings) -> ModelSpec:
-    """The configured detector's spec (its int8 copy when shipped: :func:`int8_detector`);
+def detector_spec(settings: Settings, name: str) -> ModelSpec:
+    """Detector ``name``'s spec (its int8 copy when shipped and wanted: :func:`int8_detector`);
     :class:`StageUnavailable` when it is not shipped here."""
-    name = settings.detector.model
-    spec = int8_detector(settings) or model_spec(settings.models_dir, "detector", name)
+    spec = int8_detector(settings, name) or model_spec(settings.models_dir, "detector", name)
     if not spec.classes:
         raise StageUnavailable(f"detector {name!r} in the manifest lists no classes")
     return spec
+
+
+def detector_model_path(settings: Settings) -> ModelSpec:
+    """The configured detector's spec."""
+    return detector_spec(settings, settings.detector.model)
+
+
+def landscape_detector(settings: Settings) -> ModelSpec | None:
+    """The second detector for screens wider than tall, when one is configured and shipped here (like an
+    int8 copy, a deployment without its file runs the first detector alone)."""
+    name = settings.detector.landscape_model
+    if not name or model_entry(settings.models_dir, "detector", name) is None:
+        return None
+    try:
+        return detector_spec(settings, name)
+    except ModelUnavailable:
+        return None
 
 
 def detector_unavailable(settings: Settings) -> str | None:
@@ -80,16 +98,21 @@ def detector_unavailable(settings: Settings) -> str | None:
     return None
 
 
-def input_hw(model_shape: Sequence[object], height: int, width: int, size: int) -> tuple[int, int]:
+def input_hw(
+    model_shape: Sequence[object], height: int, width: int, size: int, upscale: bool = True
+) -> tuple[int, int]:
     """The network input for an image: the model's fixed one, else the image's aspect ratio kept.
 
     With dynamic axes the longer side becomes ``size`` and each side is padded up to the stride, so a
     1080x2340 phone screen is read at 320x640 rather than squeezed into a 640 square with 3/4 padding.
+    Without ``upscale`` a smaller screen keeps its own scale.
     """
     fixed_h, fixed_w = model_shape[2], model_shape[3]
     if isinstance(fixed_h, int) and isinstance(fixed_w, int):
         return fixed_h, fixed_w
     scale = size / max(height, width)
+    if not upscale:
+        scale = min(scale, 1.0)
     return (
         max(STRIDE, math.ceil(height * scale / STRIDE) * STRIDE),
         max(STRIDE, math.ceil(width * scale / STRIDE) * STRIDE),
@@ -137,13 +160,22 @@ def decode(
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
     scores, classes = scores[keep].astype(np.float64), classes[keep].astype(np.int64)
-    if len(boxes) == 0:
-        return boxes, scores, classes
-    xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    nms_classes = np.zeros_like(classes) if agnostic else classes
-    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), nms_classes.tolist(), conf, NMS_IOU)
-    kept = np.asarray(picked, dtype=np.int64).reshape(-1)
+    kept = suppress(boxes, scores, np.zeros_like(classes) if agnostic else classes, conf)
     return boxes[kept], scores[kept], classes[kept]
+
+
+def suppress(
+    boxes: npt.NDArray[np.float64],
+    scores: npt.NDArray[np.float64],
+    classes: npt.NDArray[np.int64],
+    conf: float,
+) -> npt.NDArray[np.int64]:
+    """Indices that survive non-maximum suppression at ``NMS_IOU`` within each class."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
+    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
+    return np.asarray(picked, dtype=np.int64).reshape(-1)
 
 
 def class_to_type(name: str) -> ElementType:
@@ -157,9 +189,19 @@ def class_to_type(name: str) -> ElementType:
         return ElementType.REGION
 
 
+Detections = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[ElementType], list[str]]
+"""One screen's boxes (xyxy, image pixels), scores, element types and sources."""
+
+
+def is_agnostic(spec: ModelSpec) -> bool:
+    """Whether every class of the detector means 'a control here' (its boxes typed by the merge)."""
+    return spec.entry.agnostic or all(name in CLASSLESS for name in spec.classes)
+
+
 @register("detect", "yolo-onnx")
 class YoloOnnxDetector(Backend):
-    """Runs the detector on a batch of screenshots in one ONNX Runtime call."""
+    """Runs the detector on a batch of screenshots in one ONNX Runtime call per input shape; on screens
+    wider than tall, a second detector (``landscape_model``) too, the two sets of boxes suppressed as one."""
 
     config = ("detector",)
     image_only = True
@@ -167,30 +209,36 @@ class YoloOnnxDetector(Backend):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.spec = detector_model_path(settings)
+        self.landscape_spec = landscape_detector(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
         return detector_unavailable(settings)
 
-    def load(self) -> Any:
-        """The ONNX Runtime session (its file checked against the manifest's sha256 first)."""
+    def load(self, spec: ModelSpec | None = None) -> Any:
+        """The ONNX Runtime session of ``spec`` (default: the first detector), its file checked against the
+        manifest's sha256 first."""
         use_cuda = resolve_device(self.settings) == "cuda"
-        spec = self.spec
+        model = spec or self.spec
 
         def load() -> Any:
-            spec.verify()
-            return onnx_session(spec.path, 0, use_cuda)
+            model.verify()
+            return onnx_session(model.path, 0, use_cuda)
 
-        return cached_model(("yolo-onnx", str(spec.path), use_cuda), load)
+        return cached_model(("yolo-onnx", str(model.path), use_cuda), load)
 
     def model_version(self) -> str | None:
-        return self.spec.version_tag()
+        specs = [self.spec, *([self.landscape_spec] if self.landscape_spec else [])]
+        return "+".join(spec.version_tag() for spec in specs)
 
-    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        session = self.load()
+    def detect(
+        self, spec: ModelSpec, images: Sequence[RGBImage], conf: float | None, source: str = DETECTOR_SOURCE
+    ) -> list[Detections]:
+        """One detector's boxes on each image, at ``conf`` (None: the manifest's, else ``DEFAULT_CONF``)."""
+        session = self.load(spec)
         model_input = session.get_inputs()[0]
         shapes = [
-            input_hw(model_input.shape, image.shape[0], image.shape[1], self.spec.input_size)
+            input_hw(model_input.shape, image.shape[0], image.shape[1], spec.input_size, spec.entry.upscale)
             for image in images
         ]
         prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]
@@ -203,25 +251,52 @@ class YoloOnnxDetector(Backend):
                 batch = np.stack([prepared[i][0] for i in group])
                 for i, output in zip(group, session.run(None, {model_input.name: batch})[0], strict=True):
                     outputs[i] = output
-        conf = self.settings.detector.conf
         if conf is None:
-            conf = self.spec.entry.conf if self.spec.entry.conf is not None else DEFAULT_CONF
-        agnostic = all(name in CLASSLESS for name in self.spec.classes)
-        results = []
-        for image, parse, (_, scale, padding), output in zip(images, parses, prepared, outputs, strict=True):
+            conf = spec.entry.conf if spec.entry.conf is not None else DEFAULT_CONF
+        agnostic = is_agnostic(spec)
+        types = [ElementType.ICON if agnostic else class_to_type(name) for name in spec.classes]
+        found: list[Detections] = []
+        for image, (_, scale, padding), output in zip(images, prepared, outputs, strict=True):
             boxes, scores, classes = decode(
                 output, scale, padding, image.shape[1], image.shape[0], conf, agnostic=agnostic
             )
             sizable = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
-            found = [
+            kept = classes[sizable]
+            found.append((boxes[sizable], scores[sizable], [types[c] for c in kept], [source] * len(kept)))
+        return found
+
+    def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        found = self.detect(self.spec, images, self.settings.detector.conf)
+        wide = [i for i, image in enumerate(images) if image.shape[1] > image.shape[0]]
+        if self.landscape_spec is not None and wide:
+            extra = self.detect(
+                self.landscape_spec, [images[i] for i in wide], None, LANDSCAPE_DETECTOR_SOURCE
+            )
+            for i, more in zip(wide, extra, strict=True):
+                found[i] = combined(found[i], more)
+        results = []
+        for parse, (boxes, scores, types, sources) in zip(parses, found, strict=True):
+            elements = [
                 Element.from_xyxy(
-                    box,
-                    type=class_to_type(self.spec.classes[cls]),
-                    score=round(float(score), 4),
-                    source="detector",
-                    interactive=True,
+                    box, type=kind, score=round(float(score), 4), source=source, interactive=True
                 )
-                for box, score, cls in zip(boxes[sizable], scores[sizable], classes[sizable], strict=True)
+                for box, score, kind, source in zip(boxes, scores, types, sources, strict=True)
             ]
-            results.append(parse.with_elements([*parse.elements, *found]))
+            results.append(parse.with_elements([*parse.elements, *elements]))
         return results
+
+
+def combined(first: Detections, second: Detections) -> Detections:
+    """Two detectors' boxes on one screen as one set: the second's boxes where the first drew none (IoU at
+    most ``NMS_IOU`` with each of its boxes), so the first detector's extent of a control always stands."""
+    if len(first[0]) and len(second[0]):
+        new = geometry.iou_matrix(second[0], first[0]).max(axis=1) <= NMS_IOU
+    else:
+        new = np.ones(len(second[0]), dtype=bool)
+    kept = np.flatnonzero(new)
+    return (
+        np.concatenate([first[0], second[0][kept]]),
+        np.concatenate([first[1], second[1][kept]]),
+        [*first[2], *(second[2][i] for i in kept)],
+        [*first[3], *(second[3][i] for i in kept)],
+    )

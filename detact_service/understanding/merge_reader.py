@@ -24,7 +24,12 @@ from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, register
-from detact_service.understanding.merge import GROUP_INSIDE, LABELLED_MARKS, merge_elements
+from detact_service.understanding.merge import (
+    GROUP_INSIDE,
+    LABELLED_MARKS,
+    admit_landscape_boxes,
+    merge_elements,
+)
 from detact_service.understanding.reader import TYPES, ReaderAttributeStage
 
 NOT_A_MARK_CONFIDENCE = 0.5
@@ -77,6 +82,7 @@ class ReaderMergeStage(Backend):
         return self.reader.load()
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
+        parses = [parse.with_elements(admit_landscape_boxes(parse.elements)) for parse in parses]
         candidates = [marks_in_detector_boxes(parse.elements) for parse in parses]
         elements = [list(parse.elements) for parse in parses]
         if any(len(c) for c in candidates):

@@ -1,6 +1,7 @@
-"""The shipped int8 models, run for real on ``examples/form.png``: the detector
-(``models/ui-detector-int8.onnx``, opt-in) and the recogniser (``models/ppocrv6-rec-small-int8.onnx``,
-opt-in with ``DETACT_OCR__INT8``); the fp32 ones stay one setting away."""
+"""The shipped int8 models, run for real on ``examples/form.png``: the detectors
+(``models/ui-detector-int8.onnx`` and ``models/uitag-ui-int8.onnx``, the default on CPU) and the recogniser
+(``models/ppocrv6-rec-small-int8.onnx``, opt-in with ``DETACT_OCR__INT8``); the fp32 ones stay one setting
+away."""
 
 from __future__ import annotations
 
@@ -67,16 +68,19 @@ def test_without_the_int8_file_the_recogniser_falls_back_to_fp32(tmp_path: Path)
     assert stage.model_version() == "rapidocr:ppocrv6-small"
 
 
-def test_the_int8_detector_is_opt_in_and_finds_the_form_controls(form: np.ndarray) -> None:
-    settings = Settings(device="cpu", detector={"int8": True})
+def test_the_int8_detectors_are_the_default_on_cpu_and_find_what_fp32_finds(form: np.ndarray) -> None:
+    settings = Settings(device="cpu")
     spec = int8_detector(settings)
     assert spec is not None and spec.path.name == "ui-detector-int8.onnx"
-    assert int8_detector(Settings(device="cpu")) is None
+    landscape = int8_detector(settings, "uitag-ui")
+    assert landscape is not None and landscape.path.name == "uitag-ui-int8.onnx"
+    assert int8_detector(Settings(device="cpu", detector={"int8": False})) is None
     stage = create_stage("detect", "yolo-onnx", settings)
-    assert (stage.model_version() or "").startswith("ui-detector-int8:")
+    assert stage.model_version() == f"{spec.version_tag()}+{landscape.version_tag()}"
     found = stage.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
-    fp32 = create_stage("detect", "yolo-onnx", Settings(device="cpu"))
+    fp32 = create_stage("detect", "yolo-onnx", Settings(device="cpu", detector={"int8": False}))
     assert (fp32.model_version() or "").startswith("ui-detector:")
+    assert "+uitag-ui:" in (fp32.model_version() or "")
     reference = fp32.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
     confident = [e.bbox for e in reference if (e.score or 0) >= 0.3]
     assert confident

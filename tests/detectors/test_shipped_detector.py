@@ -87,3 +87,25 @@ def test_form_controls_come_out_at_their_full_extent_with_their_types(settings: 
     checkboxes = [best_match(parse, drawn.bbox) for drawn in screen.of_kind("checkbox")]
     assert all(element.type is ElementType.CHECKBOX for element, _ in checkboxes)
     assert "Remember me" in [element.text for element, _ in checkboxes]
+
+
+def test_the_shipped_landscape_detector_finds_the_form_controls_on_wide_screens_only(
+    settings: Settings,
+) -> None:
+    from detact_service.core import LANDSCAPE_DETECTOR_SOURCE
+    from detact_service.stages import create_stage
+
+    stage = create_stage("detect", "yolo-onnx", settings)
+    assert "+uitag-ui" in (stage.model_version() or "")  # its int8 copy on CPU
+    screen = render_form()
+    image = np.asarray(screen.image)
+    boxes = stage.detect(stage.landscape_spec, [image], None)[0][0]
+    for drawn in [*screen.of_kind("button"), *screen.of_kind("input")]:
+        assert max(iou(tuple(int(v) for v in box), drawn.bbox) for box in boxes) >= 0.75, drawn
+    wide, tall = image, np.ascontiguousarray(image[:, :900])
+    sources = [
+        {e.source for e in parse.elements}
+        for parse in stage.run([wide, tall], [ScreenParse(1920, 1080), ScreenParse(900, 1080)])
+    ]
+    assert LANDSCAPE_DETECTOR_SOURCE in sources[0]  # boxes where the first detector drew none
+    assert LANDSCAPE_DETECTOR_SOURCE not in sources[1] and "detector" in sources[1]

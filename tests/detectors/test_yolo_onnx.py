@@ -8,10 +8,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from detact_service.core import ElementType, ScreenParse
-from detact_service.detectors.yolo_onnx import YoloOnnxDetector, letterbox
+from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, ElementType, ScreenParse
+from detact_service.detectors.yolo_onnx import YoloOnnxDetector, input_hw, letterbox
 from detact_service.pipeline import ProfileUnavailable, available_profiles, check_profile
-from detact_service.settings import Settings
+from detact_service.settings import DetectorSettings, Settings
 from detact_service.stages import StageUnavailable
 
 INPUT = 64
@@ -31,9 +31,16 @@ HEAD = np.array(
 )
 
 
-def write_model(folder: Path) -> Path:
-    """images (B,3,64,64) -> output0 (B,6,4): the constant head, tiled over the batch."""
-    head = helper.make_tensor("head", TensorProto.FLOAT, [1, *HEAD.shape], HEAD.flatten().tolist())
+def write_model(
+    folder: Path,
+    name: str = "ui-detector",
+    head_rows: np.ndarray = HEAD,
+    classes: list[str] = CLASSES,
+    **fields: object,
+) -> Path:
+    """images (B,3,64,64) -> output0 (B,4+classes,anchors): the constant head, tiled over the batch; its
+    entry added to the folder's manifest."""
+    head = helper.make_tensor("head", TensorProto.FLOAT, [1, *head_rows.shape], head_rows.flatten().tolist())
     zero = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])
     shape = helper.make_tensor("shape", TensorProto.INT64, [3], [-1, 1, 1])
     nodes = [
@@ -46,20 +53,16 @@ def write_model(folder: Path) -> Path:
         nodes,
         "tiny-yolo-head",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, INPUT, INPUT])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", 6, 4])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", *head_rows.shape])],
         initializer=[head, zero, shape],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    path = folder / "tiny.onnx"
+    path = folder / f"{name}.onnx"
     onnx.save(model, path)
-    entry = {
-        "name": "ui-detector",
-        "kind": "detector",
-        "file": path.name,
-        "classes": CLASSES,
-        "input_size": INPUT,
-    }
-    (folder / "manifest.json").write_text(json.dumps({"models": [entry]}))
+    entry = {"name": name, "kind": "detector", "file": path.name, "classes": classes, "input_size": INPUT}
+    manifest = folder / "manifest.json"
+    models = json.loads(manifest.read_text())["models"] if manifest.exists() else []
+    manifest.write_text(json.dumps({"models": [*models, entry | fields]}))
     return path
 
 
@@ -102,3 +105,42 @@ def test_profiles_needing_the_detector_follow_the_manifest(settings: Settings, t
         check_profile("fast", empty)
     with pytest.raises(StageUnavailable):
         YoloOnnxDetector(empty)
+
+
+# A second, class-agnostic detector: anchor 0 repeats the first's button box at a lower score (suppressed),
+# anchor 1 is a new control at (72, 8, 88, 24) of a 128x64 image, anchor 2 is below its own threshold.
+LANDSCAPE_HEAD = np.array(
+    [[16, 40, 40], [24, 24, 24], [20, 8, 8], [10, 8, 8], [0.5, 0.0, 0.2], [0.0, 0.6, 0.0]], dtype=np.float32
+)
+
+
+def test_a_second_detector_adds_its_boxes_on_landscape_screens_only(tmp_path: Path) -> None:
+    write_model(tmp_path)
+    write_model(tmp_path, "wide", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
+    stage = YoloOnnxDetector(
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(landscape_model="wide"))
+    )
+    wide, tall = np.full((64, 128, 3), 255, np.uint8), np.full((128, 64, 3), 255, np.uint8)
+    landscape, portrait = stage.run([wide, tall], [ScreenParse(128, 64), ScreenParse(64, 128)])
+    assert sorted((e.type, e.bbox, e.score, e.source) for e in landscape.elements) == [
+        (ElementType.BUTTON, (12, 6, 52, 26), 0.9, "detector"),
+        (ElementType.CHECKBOX, (88, 40, 104, 56), 0.7, "detector"),
+        # an agnostic detector's box: the merge types it, and admits it (merge.admit_landscape_boxes)
+        (ElementType.ICON, (72, 8, 88, 24), 0.6, LANDSCAPE_DETECTOR_SOURCE),
+    ]
+    assert len(portrait.elements) == 2 and ElementType.ICON not in {e.type for e in portrait.elements}
+    assert stage.model_version().startswith("ui-detector:") and "+wide:" in stage.model_version()
+
+
+def test_a_second_detector_not_in_the_manifest_leaves_the_first_alone(settings: Settings) -> None:
+    stage = YoloOnnxDetector(
+        settings.model_copy(update={"detector": DetectorSettings(landscape_model="absent")})
+    )
+    assert stage.landscape_spec is None
+    assert len(stage.run([np.full((64, 128, 3), 255, np.uint8)], [ScreenParse(128, 64)])[0].elements) == 2
+
+
+def test_a_detector_without_upscale_reads_small_screens_at_their_own_scale() -> None:
+    assert input_hw(["b", 3, "h", "w"], 768, 1024, 1280, upscale=False) == (768, 1024)
+    assert input_hw(["b", 3, "h", "w"], 1080, 1920, 1280, upscale=False) == (736, 1280)
+    assert input_hw(["b", 3, "h", "w"], 768, 1024, 1280) == (960, 1280)

@@ -1,4 +1,4 @@
-from detact_service.core import Element, ElementState, ElementType
+from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, Element, ElementState, ElementType
 from detact_service.understanding.merge import merge_elements, reading_order
 
 
@@ -188,3 +188,23 @@ def test_a_detector_box_over_a_quarter_of_the_screen_is_a_panel_not_a_control() 
     ]
     merged = merge_elements(elements, screen_width=1024, screen_height=768)
     assert [(e.type, e.bbox) for e in merged] == [(ElementType.BUTTON, (400, 400, 600, 450))]
+
+
+def test_a_landscape_detector_box_joins_unless_it_holds_several_text_lines() -> None:
+    row = Element(bbox=(20, 56, 410, 84), type=ElementType.ICON, source=LANDSCAPE_DETECTOR_SOURCE, score=0.8)
+    tool = Element(
+        bbox=(500, 10, 530, 40), type=ElementType.ICON, source=LANDSCAPE_DETECTOR_SOURCE, score=0.5
+    )
+    tab = Element(bbox=(600, 10, 700, 40), type=ElementType.ICON, source=LANDSCAPE_DETECTOR_SOURCE, score=0.5)
+    cells = [
+        text((24, 60, 80, 80), "871.95"),
+        text((90, 60, 150, 80), "Failed"),
+        text((160, 60, 280, 80), "a.docx"),
+    ]
+    merged = merge_elements([row, tool, tab, *cells, text((610, 15, 690, 35), "Settings")], screen_width=1024)
+    # the table row would swallow its three cells: it is dropped and the cells stay apart
+    assert [(e.type, e.bbox, e.text, e.source) for e in merged] == [
+        (ElementType.ICON, tool.bbox, None, "detector"),
+        (ElementType.BUTTON, tab.bbox, "Settings", "detector"),
+        *[(ElementType.TEXT, cell.bbox, cell.text, "ocr") for cell in cells],
+    ]

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from detact_service.core import Element, ScreenParse
+from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Element, ScreenParse
 from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
 from training.data.export import YOLO_MERGE, load_items
@@ -127,7 +127,7 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
     import supervision as sv
 
     truth = [e for e in screen.labels if label_class(e, classes) is not None]
-    predicted = [e for e in parse.elements if e.source == "detector"]
+    predicted = [e for e in parse.elements if e.source in (DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE)]
     truth_cls = np.asarray([label_class(e, classes) for e in truth], dtype=int)
     pred_cls = np.asarray([0 if len(classes) == 1 else classes.index(YOLO_MERGE[e.type]) for e in predicted])
     scores = np.asarray([e.score for e in predicted], dtype=np.float64)
