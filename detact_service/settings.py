@@ -64,7 +64,10 @@ class DetectorSettings(StageSettings):
 
     model: str = Field("ui-detector", description="Detector name in models/manifest.json.")
     conf: float | None = Field(
-        None, ge=0.0, le=1.0, description="Detector confidence threshold; unset = the model's own (manifest)."
+        None,
+        ge=0.0,
+        le=1.0,
+        description="The first detector's confidence threshold; unset = its own (manifest).",
     )
     int8: bool = Field(
         True,

@@ -352,7 +352,12 @@ def main(
 
         detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
     results, classes = evaluate(screens(), settings, detect)
-    text = report(results, classes, settings.detector.model, note, name)
+    from detact_service.detectors.yolo_onnx import YoloOnnxDetector
+
+    models = " + ".join(
+        tag.split(":")[0] for tag in (YoloOnnxDetector(settings).model_version() or "").split("+")
+    )
+    text = report(results, classes, models or settings.detector.model, note, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text
