@@ -343,17 +343,15 @@ def main(
         if len(seeds):
             yield from miniwob_screens(seeds)
 
+    from detact_service.detectors.yolo_onnx import YoloOnnxDetector
+
     detect, note, name = (None, "", "OmniParser")
     if profile:
         detect, note = parse_peer(settings, profile)
         name = f"`{profile}`"
     elif peer:
-        from detact_service.detectors.yolo_onnx import YoloOnnxDetector
-
         detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
     results, classes = evaluate(screens(), settings, detect)
-    from detact_service.detectors.yolo_onnx import YoloOnnxDetector
-
     models = " + ".join(
         tag.split(":")[0] for tag in (YoloOnnxDetector(settings).model_version() or "").split("+")
     )
