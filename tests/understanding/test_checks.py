@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.understanding.checks import CheckReader, check_views, end_squares
 from detact_service.understanding.reader import STATES, TYPES, ReaderAttributeStage, Reading
@@ -108,3 +108,36 @@ def test_the_reader_stage_takes_checked_from_the_check_model_and_drops_checkable
     assert button.type is ElementType.BUTTON and button.state.checked is None  # no indicator: next type
     without = ReaderAttributeStage(Settings(attributes={"check_model": ""}))
     assert without.checks is None and without.model_version() == stage.spec.model.version_tag()
+
+
+TOOL = """<div id="tool" style="position:absolute;left:900px;top:120px;width:30px;height:30px;
+ background:#1a73e8;border-radius:4px;color:#fff;font:20px sans-serif;text-align:center;
+ line-height:30px">A</div>"""
+
+
+def test_a_segmenter_mark_without_an_indicator_is_no_checkable_and_a_real_one_keeps_its_exact_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stage = ReaderAttributeStage(Settings())
+    ids = ("a-on", "d-off", "tool")
+    image, boxes = page_with_boxes(PAGE.replace("</body>", TOOL + "</body>"), ids, (1280, 480))
+    # the reader leans to "button" for all three, not surely enough to overrule a mark
+    probs = np.zeros((3, len(TYPES)), dtype=np.float32)
+    probs[:, TYPES.index(ElementType.BUTTON)] = 0.6
+    probs[:, TYPES.index(ElementType.CHECKBOX)] = 0.4
+    reading = Reading(
+        np.full(3, TYPES.index(ElementType.BUTTON)),
+        np.full(3, 0.6, dtype=np.float32),
+        np.zeros((3, len(STATES)), dtype=np.float32),
+        probs,
+    )
+    monkeypatch.setattr(stage, "read_picked", lambda *args: reading)
+    marks = [  # what the segmenter reads: a filled square is a ticked box to its rules
+        Element(boxes[i], ElementType.CHECKBOX, id=n, source="segment", state=ElementState(checked=state))
+        for n, (i, state) in enumerate(zip(ids, (True, False, True), strict=True))
+    ]
+    parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=marks)
+    ticked, empty, tool = stage.run([image], [parse])[0].elements
+    assert (ticked.type, ticked.state.checked) == (ElementType.CHECKBOX, True)
+    assert (empty.type, empty.state.checked) == (ElementType.CHECKBOX, False)
+    assert tool.type is ElementType.BUTTON and tool.state.checked is None
