@@ -15,6 +15,8 @@ from detact_service.understanding.reader import (
     ReaderAttributeStage,
     Reading,
     apply_reading,
+    near_checkable,
+    with_check_answers,
     without_checkables,
 )
 from detact_service.understanding.semimask import (
@@ -175,3 +177,24 @@ def test_a_checkable_without_an_indicator_takes_the_readers_next_type() -> None:
     assert overruled.type_index.tolist() == [radio, TYPES.index(ElementType.ICON)]
     assert overruled.type_confidence.tolist() == pytest.approx([0.5, 0.15])
     assert without_checkables(reading, np.array([], dtype=np.int64)) is reading
+
+
+def test_a_near_checkable_with_a_sure_indicator_takes_a_checkable_type() -> None:
+    button, radio, checkbox = (
+        TYPES.index(t) for t in (ElementType.BUTTON, ElementType.RADIO, ElementType.CHECKBOX)
+    )
+    probs = np.zeros((3, len(TYPES)), dtype=np.float32)
+    probs[:, button], probs[:, radio], probs[:, checkbox] = 0.4, 0.35, 0.05
+    reading = Reading(np.full(3, button), np.full(3, 0.4, np.float32), np.zeros((3, 4), np.float32), probs)
+    assert near_checkable(reading).all()
+    answered = with_check_answers(
+        reading,
+        np.arange(3),
+        on=np.array([0.9, 0.1, 0.2], np.float32),
+        indicator=np.array([0.95, 0.95, 0.5], np.float32),
+        own_types=np.array([-1, checkbox, -1]),  # the second is a segmenter mark, a checkbox to its rules
+    )
+    # sure of an indicator: the reader's best checkable type, or the mark's own; unsure: the reader's answer
+    assert answered.type_index.tolist() == [radio, checkbox, button]
+    assert answered.type_confidence.tolist() == pytest.approx([0.35, 0.05, 0.4])
+    assert answered.state_probability[:, STATES.index("checked")].tolist() == pytest.approx([0.9, 0.1, 0.2])
