@@ -64,6 +64,17 @@ def test_views_keep_the_mark_at_its_own_scale() -> None:
     assert (views[1] == 240).all()  # a box past the screen's edge repeats its edge pixels
 
 
+def same_reading(count: int, probabilities: dict[ElementType, float]) -> Reading:
+    """A reader's answer, the same for ``count`` elements: these type probabilities, no state set."""
+    probs = np.zeros((count, len(TYPES)), dtype=np.float32)
+    for kind, probability in probabilities.items():
+        probs[:, TYPES.index(kind)] = probability
+    best = int(probs[0].argmax())
+    return Reading(
+        np.full(count, best), probs[:, best].copy(), np.zeros((count, len(STATES)), np.float32), probs
+    )
+
+
 @pytest.fixture(scope="module")
 def checks() -> CheckReader:
     reader = CheckReader.configured(Settings())
@@ -90,15 +101,7 @@ def test_the_reader_stage_takes_checked_from_the_check_model_and_drops_checkable
     ids = ("a-on", "a-off", "save")
     image, boxes = page_with_boxes(PAGE.replace("</body>", BUTTON + "</body>"), ids, (1280, 480))
     # a reader that calls all three unchecked checkboxes (its view of a wide box hides the tick)
-    probs = np.zeros((3, len(TYPES)), dtype=np.float32)
-    probs[:, TYPES.index(ElementType.CHECKBOX)] = 0.8
-    probs[:, TYPES.index(ElementType.BUTTON)] = 0.2
-    reading = Reading(
-        np.full(3, TYPES.index(ElementType.CHECKBOX)),
-        np.full(3, 0.8, dtype=np.float32),
-        np.zeros((3, len(STATES)), dtype=np.float32),
-        probs,
-    )
+    reading = same_reading(3, {ElementType.CHECKBOX: 0.8, ElementType.BUTTON: 0.2})
     monkeypatch.setattr(stage, "read_picked", lambda *args: reading)
     elements = [Element(boxes[i], ElementType.TEXT, id=n, source="test") for n, i in enumerate(ids)]
     parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=elements)
@@ -122,15 +125,7 @@ def test_a_segmenter_mark_without_an_indicator_is_no_checkable_and_a_real_one_ke
     ids = ("a-on", "d-off", "tool")
     image, boxes = page_with_boxes(PAGE.replace("</body>", TOOL + "</body>"), ids, (1280, 480))
     # the reader leans to "button" for all three, not surely enough to overrule a mark
-    probs = np.zeros((3, len(TYPES)), dtype=np.float32)
-    probs[:, TYPES.index(ElementType.BUTTON)] = 0.6
-    probs[:, TYPES.index(ElementType.CHECKBOX)] = 0.4
-    reading = Reading(
-        np.full(3, TYPES.index(ElementType.BUTTON)),
-        np.full(3, 0.6, dtype=np.float32),
-        np.zeros((3, len(STATES)), dtype=np.float32),
-        probs,
-    )
+    reading = same_reading(3, {ElementType.BUTTON: 0.6, ElementType.CHECKBOX: 0.4})
     monkeypatch.setattr(stage, "read_picked", lambda *args: reading)
     marks = [  # what the segmenter reads: a filled square is a ticked box to its rules
         Element(boxes[i], ElementType.CHECKBOX, id=n, source="segment", state=ElementState(checked=state))
