@@ -82,12 +82,12 @@ class ModelEntry(BaseModel):
     classes: list[str] = Field(default_factory=list)
     input_size: int = Field(640, gt=0)
     conf: float | None = Field(None, ge=0.0, le=1.0, description="A detector's own confidence threshold.")
-    agnostic: bool = Field(
-        False,
-        description="A detector whose classes all mean 'a control': one box per place, typed by the merge.",
+    agnostic: bool | None = Field(
+        None,
+        description="True: each class means 'a control' (one box per place, typed by the merge).",
     )
-    upscale: bool = Field(
-        True, description="False: a detector reads a screen smaller than input_size at its own scale."
+    upscale: bool | None = Field(
+        None, description="False: a detector reads a screen smaller than input_size at its own scale."
     )
 
     @field_validator("sha256")

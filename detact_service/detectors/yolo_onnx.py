@@ -195,7 +195,7 @@ Detections = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[Elemen
 
 def is_agnostic(spec: ModelSpec) -> bool:
     """Whether every class of the detector means 'a control here' (its boxes typed by the merge)."""
-    return spec.entry.agnostic or all(name in CLASSLESS for name in spec.classes)
+    return bool(spec.entry.agnostic) or all(name in CLASSLESS for name in spec.classes)
 
 
 @register("detect", "yolo-onnx")
@@ -238,7 +238,13 @@ class YoloOnnxDetector(Backend):
         session = self.load(spec)
         model_input = session.get_inputs()[0]
         shapes = [
-            input_hw(model_input.shape, image.shape[0], image.shape[1], spec.input_size, spec.entry.upscale)
+            input_hw(
+                model_input.shape,
+                image.shape[0],
+                image.shape[1],
+                spec.input_size,
+                spec.entry.upscale is not False,
+            )
             for image in images
         ]
         prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]
