@@ -208,6 +208,11 @@ class ModelSpec:
     def input_size(self) -> int:
         return self.entry.input_size
 
+    @property
+    def upscale(self) -> bool:
+        """Whether a screen smaller than ``input_size`` is enlarged to it (unset in the manifest: yes)."""
+        return self.entry.upscale is not False
+
     def provenance(self) -> dict[str, str]:
         """Package, version, path inside it, sha256 and licence, where known."""
         e = self.entry

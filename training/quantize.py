@@ -292,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.desktops,
             spec.input_size,
             args.per_family,
-            spec.entry.upscale is not False,
+            spec.upscale,
             args.landscape_only,
         )
         print(f"calibration: {len(arrays)} screenshots")

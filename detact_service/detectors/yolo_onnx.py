@@ -160,22 +160,13 @@ def decode(
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
     scores, classes = scores[keep].astype(np.float64), classes[keep].astype(np.int64)
-    kept = suppress(boxes, scores, np.zeros_like(classes) if agnostic else classes, conf)
-    return boxes[kept], scores[kept], classes[kept]
-
-
-def suppress(
-    boxes: npt.NDArray[np.float64],
-    scores: npt.NDArray[np.float64],
-    classes: npt.NDArray[np.int64],
-    conf: float,
-) -> npt.NDArray[np.int64]:
-    """Indices that survive non-maximum suppression at ``NMS_IOU`` within each class."""
     if len(boxes) == 0:
-        return np.zeros(0, dtype=np.int64)
+        return boxes, scores, classes
     xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), conf, NMS_IOU)
-    return np.asarray(picked, dtype=np.int64).reshape(-1)
+    nms_classes = np.zeros_like(classes) if agnostic else classes
+    picked = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), nms_classes.tolist(), conf, NMS_IOU)
+    kept = np.asarray(picked, dtype=np.int64).reshape(-1)
+    return boxes[kept], scores[kept], classes[kept]
 
 
 def class_to_type(name: str) -> ElementType:
@@ -201,7 +192,7 @@ def is_agnostic(spec: ModelSpec) -> bool:
 @register("detect", "yolo-onnx")
 class YoloOnnxDetector(Backend):
     """Runs the detector on a batch of screenshots in one ONNX Runtime call per input shape; on screens
-    wider than tall, a second detector (``landscape_model``) too, the two sets of boxes suppressed as one."""
+    wider than tall, a second detector (``landscape_model``) too, its boxes added where the first has none."""
 
     config = ("detector",)
     image_only = True
@@ -227,9 +218,13 @@ class YoloOnnxDetector(Backend):
 
         return cached_model(("yolo-onnx", str(model.path), use_cuda), load)
 
+    @property
+    def specs(self) -> list[ModelSpec]:
+        """The detectors this stage runs: the first, then the landscape one if any."""
+        return [self.spec, *([self.landscape_spec] if self.landscape_spec else [])]
+
     def model_version(self) -> str | None:
-        specs = [self.spec, *([self.landscape_spec] if self.landscape_spec else [])]
-        return "+".join(spec.version_tag() for spec in specs)
+        return "+".join(spec.version_tag() for spec in self.specs)
 
     def detect(
         self, spec: ModelSpec, images: Sequence[RGBImage], conf: float | None, source: str = DETECTOR_SOURCE
@@ -238,13 +233,7 @@ class YoloOnnxDetector(Backend):
         session = self.load(spec)
         model_input = session.get_inputs()[0]
         shapes = [
-            input_hw(
-                model_input.shape,
-                image.shape[0],
-                image.shape[1],
-                spec.input_size,
-                spec.entry.upscale is not False,
-            )
+            input_hw(model_input.shape, image.shape[0], image.shape[1], spec.input_size, spec.upscale)
             for image in images
         ]
         prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]

@@ -352,10 +352,8 @@ def main(
     elif peer:
         detect, note = omniparser_peer(YoloOnnxDetector(settings).spec.input_size)
     results, classes = evaluate(screens(), settings, detect)
-    models = " + ".join(
-        tag.split(":")[0] for tag in (YoloOnnxDetector(settings).model_version() or "").split("+")
-    )
-    text = report(results, classes, models or settings.detector.model, note, name)
+    models = " + ".join(spec.name for spec in YoloOnnxDetector(settings).specs)
+    text = report(results, classes, models, note, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     return text
