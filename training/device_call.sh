@@ -3,11 +3,12 @@
 # shards, train within a time budget, and leave the results in $OUT as at most 8 files of < 16 MiB.
 #
 #   bash training/device_call.sh detector MINUTES [extra training.detector.train args]
+#   bash training/device_call.sh detector-sweep MINUTES [extra training.detector.sweep args]
 #   bash training/device_call.sh attributes MINUTES [extra training.attributes train args]
 #
 # Carry (each call, 64 MiB in all with the repo): `.whl` (ultralytics + ultralytics-thop wheels for
 # Python 3.12, detector only) and `.carry/pack-yolo` or `.carry/pack-attr` (from `python -m training.data
-# pack`). To continue the detector from an earlier call, carry its weights as `.carry/init.pt` too.
+# pack`; `detector-sweep` also `.carry/base.pt` and `.carry/eval-screens`). To continue the detector from an earlier call, carry its weights as `.carry/init.pt` too.
 # DEVICE=cpu runs the same steps on a CPU (a dry run of the script here); WORK (default /tmp/detact-train)
 # holds the unpacked data and the runs, PYTHON (default python3) the interpreter.
 # models/README.md ("Training on a lent GPU machine") has the whole session, step by step.
@@ -53,6 +54,16 @@ detector)
     cp "$work/runs/ui-yolov8n"/results.csv "$work/runs/ui-yolov8n"/args.yaml "$out/" || true
     send_back weights -C "$work/runs/ui-yolov8n"/weights best.pt last.pt
     ;;
+detector-sweep)
+    # the recipes of training/detector/sweep.py from `.carry/base.pt`, judged on `.carry/eval-screens`
+    [[ -d "$work/yolo" ]] || "$python" -m training.data unpack .carry/pack-yolo/shard-* --out "$work/yolo" >/dev/null
+    "$python" -m training.detector.sweep --data "$work/yolo"/dataset.yaml --screens .carry/eval-screens \
+        --base .carry/base.pt --out "$work/sweep" --minutes "$minutes" --device "$yolo_device" \
+        --workers "$workers" "$@" 2>&1 | stdbuf -oL tr '\r' '\n' | grep --line-buffered -v "Caching images" \
+        | tee "$out/sweep.log" | { grep -E "^[a-z-]+/e|skipped|best|rror" || true; }
+    cp "$work/sweep"/sweep.json "$work/sweep"/sweep.md "$out/"
+    [[ -f "$work/sweep"/best-tuned.pt ]] && send_back weights -C "$work/sweep" best-tuned.pt
+    ;;
 attributes)
     [[ -d "$work/attr" ]] || "$python" -m training.data unpack .carry/pack-attr/shard-* --out "$work/attr" >/dev/null
     resume=()
@@ -64,7 +75,7 @@ attributes)
     send_back attributes -C "$work/runs/attributes" best  # last/ holds the optimiser: too big to return
     ;;
 *)
-    echo "unknown kind $kind: detector or attributes" >&2
+    echo "unknown kind $kind: detector, detector-sweep or attributes" >&2
     exit 2
     ;;
 esac

@@ -192,6 +192,24 @@ def test_pack_and_unpack_a_yolo_export(folder: Path, tmp_path: Path) -> None:
     assert f"nc: {len(YOLO_CLASSES)}" in (merged / "dataset.yaml").read_text()
 
 
+def test_pack_takes_photos_and_the_class_names_of_a_set_without_a_class_map(tmp_path: Path) -> None:
+    from training.data.pack import pack, unpack
+
+    folder = tmp_path / "phone-set"
+    for split in ("train", "val"):
+        (folder / "images" / split).mkdir(parents=True)
+        (folder / "labels" / split).mkdir(parents=True)
+        Image.new("RGB", (90, 200), (240, 240, 240)).save(folder / "images" / split / "app_1.jpg")
+        (folder / "labels" / split / "app_1.txt").write_text("0 0.5 0.5 0.2 0.1\n")
+    yaml = "path: x\ntrain: images/train\nval: images/val\nnames:\n  0: interactive\n"
+    (folder / "dataset.yaml").write_text(yaml)
+    assert pack(folder, tmp_path / "pack", "yolo", imgsz=100, splits=("train", "val"))["train"] == 1
+    merged = unpack(sorted((tmp_path / "pack").glob("shard-*")), tmp_path / "merged")
+    with Image.open(merged / "images" / "train" / "app_1.webp") as image:
+        assert image.size == (45, 100)
+    assert "nc: 1\nnames:\n  0: interactive" in (merged / "dataset.yaml").read_text()
+
+
 def test_sources_with_few_templates_still_have_every_split() -> None:
     from training.data.sources.grid import LAYOUTS
     from training.data.sources.qt import TEMPLATES

@@ -20,10 +20,12 @@ from pathlib import Path
 
 from PIL import Image
 
+from detact_service.batch.inputs import IMAGE_SUFFIXES
 from training.data.export import SPLITS
 
 
-def _webp(path: Path, max_side: int | None, quality: int) -> bytes:
+def webp_bytes(path: Path, max_side: int | None, quality: int) -> bytes:
+    """The image at ``path`` as WebP, its longest side at most ``max_side``."""
     with Image.open(path) as opened:
         image = opened.convert("RGB")
     if max_side is not None and max(image.size) > max_side:
@@ -60,6 +62,18 @@ class _Shards:
         self.size += size
 
 
+def yolo_classes(folder: Path) -> list[str]:
+    """A YOLO export's class names: its ``class_map.json``, else the ``names`` of its ``dataset.yaml``."""
+    class_map = folder / "class_map.json"
+    if class_map.exists():
+        classes: list[str] = json.loads(class_map.read_text())["classes"]
+        return classes
+    import yaml
+
+    names = yaml.safe_load((folder / "dataset.yaml").read_text())["names"]
+    return [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+
+
 def pack(
     folder: Path,
     out: Path,
@@ -83,24 +97,25 @@ def pack(
     counts: dict[str, int] = {}
     if kind == "yolo":
         for split in splits:
-            images = sorted((folder / "images" / split).glob("*.png"))
+            found = (folder / "images" / split).iterdir()
+            images = sorted(path for path in found if path.suffix.lower() in IMAGE_SUFFIXES)
             for image in images:
                 label = folder / "labels" / split / f"{image.stem}.txt"
                 shards.add(
                     {
-                        f"images/{split}/{image.stem}.webp": _webp(image, imgsz, quality),
+                        f"images/{split}/{image.stem}.webp": webp_bytes(image, imgsz, quality),
                         f"labels/{split}/{image.stem}.txt": label.read_bytes() if label.exists() else b"",
                     }
                 )
             counts[split] = len(images)
-        (out / "class_map.json").write_bytes((folder / "class_map.json").read_bytes())
+        (out / "class_map.json").write_text(json.dumps({"classes": yolo_classes(folder)}))
     elif kind == "attributes":
         for split in splits:
             rows = (folder / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
             for line in rows:
                 row = json.loads(line)
                 name = str(Path(row["image"]).with_suffix(".webp"))
-                data = _webp(folder / row["image"], imgsz, quality)
+                data = webp_bytes(folder / row["image"], imgsz, quality)
                 row["image"] = name
                 record = (json.dumps(row, ensure_ascii=False) + "\n").encode()
                 shards.add({name: data, f"{split}.jsonl": record})

@@ -54,7 +54,10 @@ def add_pseudo_labels(
 ) -> dict[str, int]:
     """Copy a one-class YOLO set to out; its train labels gain the base's boxes scoring >= min_score."""
     detector = create_stage(
-        "detect", "yolo-onnx", Settings(models_dir=models_dir, detector={"conf": min_score})
+        "detect",
+        "yolo-onnx",
+        # the teacher is the first detector alone, in fp32: not the int8 copy, not the landscape detector
+        Settings(models_dir=models_dir, detector={"conf": min_score, "int8": False, "landscape_model": ""}),
     )
     counts = {"screens": 0, "labels": 0, "added": 0}
     for split in ("train", "val"):

@@ -56,6 +56,11 @@ def train(
         torch_utils.NUM_THREADS = threads  # select_device() applies it with torch.set_num_threads
     from ultralytics import YOLO
 
+    if device != "cpu":
+        import ultralytics.engine.trainer as trainer
+
+        # AMP's self-check fetches a model from the internet, which a lent GPU machine cannot reach.
+        trainer.check_amp = lambda model: True
     run_dir = project / name
     last = run_dir / "weights" / "last.pt"
     if resume and last.is_file():

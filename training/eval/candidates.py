@@ -17,6 +17,7 @@ predictions, so a checkpoint costs one pass over the screens.
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -101,8 +102,40 @@ def unlabelled_screens(folder: Path, group: str = "desktops") -> Iterator[Labell
             yield LabelledScreen(group, path, np.zeros((0, 4)))
 
 
+def export_screens(
+    screens: Sequence[LabelledScreen], out: Path, max_side: int = 640, quality: int = 90
+) -> Path:
+    """Write screens shrunk to ``max_side`` (WebP, targets scaled) with ``screens.json``: how an evaluation
+    set travels to a GPU machine, where ``../shared`` is not (the detector letterboxes to its input size
+    anyway, so a screen already at that size reads the same)."""
+    from training.data.pack import webp_bytes
+
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    index = []
+    for number, screen in enumerate(screens):
+        with Image.open(screen.image_path) as opened:
+            scale = min(1.0, max_side / max(opened.size))
+        name = f"images/{number:04d}.webp"
+        (out / name).write_bytes(webp_bytes(screen.image_path, max_side, quality))
+        index.append({"group": screen.group, "image": name, "targets": (screen.targets * scale).tolist()})
+    (out / "screens.json").write_text(json.dumps(index))
+    return out
+
+
+def exported_screens(folder: Path) -> list[LabelledScreen]:
+    """The screens that :func:`export_screens` wrote."""
+    return [
+        LabelledScreen(row["group"], folder / row["image"], np.reshape(row["targets"], (-1, 4)).astype(float))
+        for row in json.loads((folder / "screens.json").read_text())
+    ]
+
+
 def predict(
-    weights: Path, screens: Sequence[LabelledScreen], imgsz: int = 640, cache: Path | None = None
+    weights: Path,
+    screens: Sequence[LabelledScreen],
+    imgsz: int = 640,
+    cache: Path | None = None,
+    device: str = "cpu",
 ) -> Predictions:
     """One Ultralytics model's boxes on every screen at ``LOW_CONF`` (class-agnostic NMS at 0.5), kept in
     ``cache`` under the weights' and the screens' digest, so a base is predicted once for many candidates."""
@@ -123,7 +156,7 @@ def predict(
         with Image.open(screen.image_path) as opened:
             image = opened.convert("RGB")
         results: Any = model.predict(
-            source=image, imgsz=imgsz, conf=LOW_CONF, iou=IOU, agnostic_nms=True, verbose=False, device="cpu"
+            source=image, imgsz=imgsz, conf=LOW_CONF, iou=IOU, agnostic_nms=True, verbose=False, device=device
         )
         found = results[0].boxes
         out.add(
