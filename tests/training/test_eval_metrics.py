@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from training.eval.attributes import Tally, score
@@ -128,3 +129,18 @@ def test_candidates_are_compared_at_the_base_box_count_with_a_desktop_keep_rate(
     tuned.scores["phone-val"][0] = np.array([0.9, 0.1, 0.7])
     rows = {(row["model"], row["group"]): row for row in compare(screens, base, {"tuned": tuned})}
     assert rows[("tuned", "phone-val")]["recall"] == 1.0
+
+
+def test_every_held_out_miniwob_screen_travels_with_its_labels_scaled(tmp_path: Path) -> None:
+    from tests.training.test_attribute_recipe import labelled_folder
+    from training.eval.candidates import every_screen, export_screens, exported_screens
+
+    folder = labelled_folder(tmp_path / "rendered", screens=4)
+    screens = list(every_screen(folder))
+    assert len(screens) == 4, "every screen, whatever its template's split"
+    assert all(s.group == "miniwob-eval" and len(s.targets) for s in screens)
+    back = exported_screens(export_screens(screens, tmp_path / "eval", max_side=100))
+    with Image.open(back[0].image_path) as image, Image.open(screens[0].image_path) as original:
+        assert max(image.size) == 100
+        factor = 100 / max(original.size)
+    assert factor < 1 and np.allclose(back[0].targets, screens[0].targets * factor)

@@ -94,6 +94,10 @@ def test_export_interactive_yolo_adds_one_class_train_screens(folder: Path, tmp_
     assert [f.name for f in sorted((tmp_path / "again" / "labels" / "train").glob("*.txt"))] == [
         f.name for f in label_files
     ]
+    export_interactive_yolo(folder, tmp_path / "replay", {"test": 5}, labelled=False)
+    replay = sorted((tmp_path / "replay" / "labels" / "train").glob("*.txt"))
+    assert [f.name for f in replay] == [f.name for f in label_files]
+    assert all(f.read_text() == "" for f in replay), "replay screens wait for a teacher's boxes"
 
 
 def test_export_attributes_contact_sheet_datasheet(folder: Path, tmp_path: Path) -> None:

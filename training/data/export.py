@@ -192,13 +192,19 @@ def export_yolo(folder: Path, out: Path, dedupe: bool = True) -> dict[str, int]:
 
 
 def export_interactive_yolo(
-    folder: Path, out: Path, per_source: dict[str, int], split: str = "train", seed: int = 0
+    folder: Path,
+    out: Path,
+    per_source: dict[str, int],
+    split: str = "train",
+    seed: int = 0,
+    labelled: bool = True,
 ) -> dict[str, int]:
     """Add ``per_source[source]`` screens of ``split`` to a one-class (``interactive``) YOLO set in ``out``.
 
     The labels are the screens' interactive elements, the convention of a one-class detector of
     interactable regions; how a phone fine-tune also sees desktop and web screens. Screens are drawn
-    evenly at random (``seed``) from each source; returns the count per source.
+    evenly at random (``seed``) from each source; returns the count per source. ``labelled=False`` writes
+    empty label files: replay screens, which ``training.detector.pseudo`` labels with a teacher's boxes.
     """
     (out / "images" / split).mkdir(parents=True, exist_ok=True)
     (out / "labels" / split).mkdir(parents=True, exist_ok=True)
@@ -212,7 +218,7 @@ def export_interactive_yolo(
             link = out / "images" / split / item.image_path.name
             if not link.exists():
                 link.symlink_to(item.image_path.resolve())
-            interactive = [e for e in item.labels.elements if e.is_interactive]
+            interactive = [e for e in item.labels.elements if e.is_interactive and labelled]
             lines = yolo_lines(replace(item.labels, elements=interactive), one_class=True)
             label_file = out / "labels" / split / f"{item.image_path.stem}.txt"
             label_file.write_text("".join(f"{line}\n" for line in lines))

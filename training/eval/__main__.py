@@ -58,6 +58,10 @@ def main() -> None:
         "--engine", type=Path, default=None, help="rendered data-engine folder (test split)"
     )
     candidates.add_argument("--desktops", type=Path, default=None, help="unlabelled screenshots (keep-rate)")
+    candidates.add_argument("--miniwob", type=Path, default=None, help="all screens here (held out)")
+    candidates.add_argument(
+        "--export", type=Path, default=None, help="write the screens here (shrunk) instead of judging"
+    )
     candidates.add_argument("--per-source", type=int, default=15, help="engine test screens per source")
     candidates.add_argument("--imgsz", type=int, default=640)
     candidates.add_argument(
@@ -76,6 +80,8 @@ def main() -> None:
                 args.desktops,
                 args.per_source,
                 args.imgsz,
+                args.miniwob,
+                args.export,
             )
         )
         return

@@ -95,6 +95,16 @@ def engine_screens(folder: Path, per_source: int) -> Iterator[LabelledScreen]:
         yield LabelledScreen(source, item.image_path, np.asarray(boxes, dtype=np.float64).reshape(-1, 4))
 
 
+def every_screen(folder: Path, group: str = "miniwob-eval") -> Iterator[LabelledScreen]:
+    """Every labelled screen of a rendered folder, whatever its template's split (MiniWoB++ seeds 1000-1099
+    are all held out), with its interactive labels."""
+    from training.data.export import load_items
+
+    for item in load_items(folder):
+        boxes = [e.bbox for e in item.labels.elements if e.is_interactive]
+        yield LabelledScreen(group, item.image_path, np.asarray(boxes, dtype=np.float64).reshape(-1, 4))
+
+
 def unlabelled_screens(folder: Path, group: str = "desktops") -> Iterator[LabelledScreen]:
     """Every screenshot of a folder, with no targets (keep-rate only)."""
     for path in sorted(folder.iterdir()):
@@ -226,12 +236,19 @@ def main(
     desktops: Path | None,
     per_source: int,
     imgsz: int,
+    miniwob: Path | None = None,
+    export: Path | None = None,
 ) -> str:
     screens = list(phone_screens())
     if engine is not None:
         screens += list(engine_screens(engine, per_source))
+    if miniwob is not None:
+        screens += list(every_screen(miniwob))
     if desktops is not None:
         screens += list(unlabelled_screens(desktops))
+    if export is not None:
+        export_screens(screens, export, imgsz)
+        return f"{len(screens)} screens written to {export}"
     base_predictions = predict(base, screens, imgsz, cache)
     named = {
         f"{path.parent.parent.name}/{path.stem}": predict(path, screens, imgsz, cache) for path in candidates
