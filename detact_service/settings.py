@@ -79,6 +79,11 @@ class DetectorSettings(StageSettings):
         description="A second detector run on screens wider than tall (desktops, web pages), its boxes "
         "added to the first's; empty: none.",
     )
+    phone_model: str = Field(
+        "ui-detector-phone",
+        description="A detector run instead of the first on phone-shaped screens (at least 1.6 times taller "
+        "than wide), fine-tuned for them; empty, or absent from the manifest: the first everywhere.",
+    )
 
 
 class AttributeSettings(StageSettings):

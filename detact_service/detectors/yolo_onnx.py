@@ -72,16 +72,34 @@ def detector_model_path(settings: Settings) -> ModelSpec:
     return detector_spec(settings, settings.detector.model)
 
 
-def landscape_detector(settings: Settings) -> ModelSpec | None:
-    """The second detector for screens wider than tall, when one is configured and shipped here (like an
-    int8 copy, a deployment without its file runs the first detector alone)."""
-    name = settings.detector.landscape_model
+PHONE_ASPECT = 1.6
+"""Screens at least this many times taller than wide are phone-shaped (1080x2340 is 2.2, 720x1280 1.8); a
+portrait tablet (1.33) or a MiniWoB++ page (1.31) is not."""
+
+
+def optional_detector(settings: Settings, name: str) -> ModelSpec | None:
+    """Detector ``name`` when it is configured and shipped here (like an int8 copy, a deployment without its
+    file runs the first detector alone)."""
     if not name or model_entry(settings.models_dir, "detector", name) is None:
         return None
     try:
         return detector_spec(settings, name)
     except ModelUnavailable:
         return None
+
+
+def landscape_detector(settings: Settings) -> ModelSpec | None:
+    """The second detector for screens wider than tall, if any."""
+    return optional_detector(settings, settings.detector.landscape_model)
+
+
+def phone_detector(settings: Settings) -> ModelSpec | None:
+    """The detector that replaces the first on phone-shaped screens, if any."""
+    return optional_detector(settings, settings.detector.phone_model)
+
+
+def is_phone_shaped(image: RGBImage) -> bool:
+    return bool(image.shape[0] >= PHONE_ASPECT * image.shape[1])
 
 
 def detector_unavailable(settings: Settings) -> str | None:
@@ -192,7 +210,8 @@ def is_agnostic(spec: ModelSpec) -> bool:
 @register("detect", "yolo-onnx")
 class YoloOnnxDetector(Backend):
     """Runs the detector on a batch of screenshots in one ONNX Runtime call per input shape; on screens
-    wider than tall, a second detector (``landscape_model``) too, its boxes added where the first has none."""
+    wider than tall, a second detector (``landscape_model``) too, its boxes added where the first has none;
+    on phone-shaped screens, the phone detector (``phone_model``) instead of the first."""
 
     config = ("detector",)
     image_only = True
@@ -201,6 +220,7 @@ class YoloOnnxDetector(Backend):
         super().__init__(settings)
         self.spec = detector_model_path(settings)
         self.landscape_spec = landscape_detector(settings)
+        self.phone_spec = phone_detector(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -220,8 +240,8 @@ class YoloOnnxDetector(Backend):
 
     @property
     def specs(self) -> list[ModelSpec]:
-        """The detectors this stage runs: the first, then the landscape one if any."""
-        return [self.spec, *([self.landscape_spec] if self.landscape_spec else [])]
+        """The detectors this stage runs: the first, then the landscape and the phone ones if any."""
+        return [self.spec, *(spec for spec in (self.landscape_spec, self.phone_spec) if spec is not None)]
 
     def model_version(self) -> str | None:
         return "+".join(spec.version_tag() for spec in self.specs)
@@ -261,7 +281,15 @@ class YoloOnnxDetector(Backend):
         return found
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        found = self.detect(self.spec, images, self.settings.detector.conf)
+        conf = self.settings.detector.conf
+        phones = [i for i, image in enumerate(images) if self.phone_spec and is_phone_shaped(image)]
+        others = sorted(set(range(len(images))) - set(phones))
+        found: list[Detections] = [(np.zeros((0, 4)), np.zeros(0), [], [])] * len(images)
+        for members, spec in ((others, self.spec), (phones, self.phone_spec)):
+            if members and spec is not None:
+                detected = self.detect(spec, [images[i] for i in members], conf)
+                for i, detections in zip(members, detected, strict=True):
+                    found[i] = detections
         wide = [i for i, image in enumerate(images) if image.shape[1] > image.shape[0]]
         if self.landscape_spec is not None and wide:
             extra = self.detect(

@@ -109,3 +109,31 @@ def test_the_shipped_landscape_detector_finds_the_form_controls_on_wide_screens_
     ]
     assert LANDSCAPE_DETECTOR_SOURCE in sources[0]  # boxes where the first detector drew none
     assert LANDSCAPE_DETECTOR_SOURCE not in sources[1] and "detector" in sources[1]
+
+
+def render_phone_form() -> ScreenPainter:
+    painter = ScreenPainter(720, 1560, background=(250, 250, 250))
+    painter.rect((0, 0, 720, 140), fill=(33, 150, 243))
+    painter.text((40, 60), "Sign in", size=40, fill=(255, 255, 255))
+    for i, placeholder in enumerate(["Email", "Password", "Phone number"]):
+        painter.input((40, 240 + i * 150, 680, 340 + i * 150), placeholder)
+    painter.button((40, 720, 680, 830), "Continue", fill=(33, 150, 243))
+    painter.button((40, 870, 680, 980), "Create account", fill=(76, 175, 80))
+    for i, label in enumerate(["Help", "Terms", "About"]):
+        painter.button((40 + i * 220, 1100, 240 + i * 220, 1190), label, fill=(96, 125, 139))
+    return painter
+
+
+def test_the_shipped_phone_detector_reads_phone_shaped_screens(settings: Settings) -> None:
+    from detact_service.stages import create_stage
+
+    stage = create_stage("detect", "yolo-onnx", settings)
+    assert "+ui-detector-phone" in (stage.model_version() or "")  # its int8 copy on CPU
+    screen = render_phone_form().done()
+    image = np.asarray(screen.image)
+    found = stage.run([image], [ScreenParse(720, 1560)])[0].elements
+    # what the phone model alone finds, not the first detector
+    alone = stage.detect(stage.phone_spec, [image], None)[0]
+    assert sorted(e.score or 0 for e in found) == sorted(round(float(score), 4) for score in alone[1])
+    for drawn in [*screen.of_kind("button"), *screen.of_kind("input")]:
+        assert max(iou(e.bbox, drawn.bbox) for e in found) >= 0.8, drawn

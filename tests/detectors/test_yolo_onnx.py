@@ -144,3 +144,31 @@ def test_a_detector_without_upscale_reads_small_screens_at_their_own_scale() -> 
     assert input_hw(["b", 3, "h", "w"], 768, 1024, 1280, upscale=False) == (768, 1024)
     assert input_hw(["b", 3, "h", "w"], 1080, 1920, 1280, upscale=False) == (736, 1280)
     assert input_hw(["b", 3, "h", "w"], 768, 1024, 1280) == (960, 1280)
+
+
+def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_path: Path) -> None:
+    write_model(tmp_path)
+    write_model(tmp_path, "phone", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
+    stage = YoloOnnxDetector(
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(phone_model="phone"))
+    )
+    phone = np.full((128, 64, 3), 255, np.uint8)  # 2:1, a phone's shape
+    tablet = np.full((80, 64, 3), 255, np.uint8)  # 1.25:1, portrait but not a phone
+    wide = np.full((64, 128, 3), 255, np.uint8)
+    parses = stage.run(
+        [phone, tablet, wide], [ScreenParse(64, 128), ScreenParse(64, 80), ScreenParse(128, 64)]
+    )
+    on_phone = sorted((e.type, e.score, e.source) for e in parses[0].elements)
+    # the phone model's two boxes above its own threshold, typed by the merge, as the first detector's
+    assert on_phone == [(ElementType.ICON, 0.5, "detector"), (ElementType.ICON, 0.6, "detector")]
+    for parse in parses[1:]:
+        assert {e.type for e in parse.elements} == {ElementType.BUTTON, ElementType.CHECKBOX}
+    assert "+phone:" in stage.model_version()
+    absent = YoloOnnxDetector(
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(phone_model="absent"))
+    )
+    assert absent.phone_spec is None
+    assert {e.type for e in absent.run([phone], [ScreenParse(64, 128)])[0].elements} == {
+        ElementType.BUTTON,
+        ElementType.CHECKBOX,
+    }
