@@ -8,7 +8,8 @@
 #
 # Carry (each call, 64 MiB in all with the repo): `.whl` (ultralytics + ultralytics-thop wheels for
 # Python 3.12, detector only) and `.carry/pack-yolo` or `.carry/pack-attr` (from `python -m training.data
-# pack`; `detector-sweep` also `.carry/base.pt` and `.carry/eval-screens`). To continue the detector from an earlier call, carry its weights as `.carry/init.pt` too.
+# pack`; `detector-sweep` also `.carry/base.pt` and `.carry/eval-screens`). To continue the detector
+# from an earlier call, carry its weights as `.carry/init.pt` too.
 # DEVICE=cpu runs the same steps on a CPU (a dry run of the script here); WORK (default /tmp/detact-train)
 # holds the unpacked data and the runs, PYTHON (default python3) the interpreter.
 # models/README.md ("Training on a lent GPU machine") has the whole session, step by step.

@@ -281,15 +281,14 @@ class YoloOnnxDetector(Backend):
         return found
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        conf = self.settings.detector.conf
-        phones = [i for i, image in enumerate(images) if self.phone_spec and is_phone_shaped(image)]
-        others = sorted(set(range(len(images))) - set(phones))
-        found: list[Detections] = [(np.zeros((0, 4)), np.zeros(0), [], [])] * len(images)
-        for members, spec in ((others, self.spec), (phones, self.phone_spec)):
-            if members and spec is not None:
-                detected = self.detect(spec, [images[i] for i in members], conf)
-                for i, detections in zip(members, detected, strict=True):
-                    found[i] = detections
+        phone = self.phone_spec
+        chosen = [phone if phone and is_phone_shaped(image) else self.spec for image in images]
+        by_image: dict[int, Detections] = {}
+        for spec in {id(spec): spec for spec in chosen}.values():  # one batched call per detector
+            members = [i for i, used in enumerate(chosen) if used is spec]
+            detected = self.detect(spec, [images[i] for i in members], self.settings.detector.conf)
+            by_image.update(zip(members, detected, strict=True))
+        found = [by_image[i] for i in range(len(images))]
         wide = [i for i, image in enumerate(images) if image.shape[1] > image.shape[0]]
         if self.landscape_spec is not None and wide:
             extra = self.detect(

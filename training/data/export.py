@@ -218,7 +218,7 @@ def export_interactive_yolo(
             link = out / "images" / split / item.image_path.name
             if not link.exists():
                 link.symlink_to(item.image_path.resolve())
-            interactive = [e for e in item.labels.elements if e.is_interactive and labelled]
+            interactive = [e for e in item.labels.elements if e.is_interactive] if labelled else []
             lines = yolo_lines(replace(item.labels, elements=interactive), one_class=True)
             label_file = out / "labels" / split / f"{item.image_path.stem}.txt"
             label_file.write_text("".join(f"{line}\n" for line in lines))

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from detact_service.core import Element
 from detact_service.models import file_sha256
 from training.data.phone_real import load_screens
 from training.detector.pseudo import IMAGE_SUFFIXES
@@ -74,6 +75,11 @@ class Predictions:
         return float(scores[min(wanted, len(scores)) - 1])
 
 
+def interactive_boxes(elements: Sequence[Element]) -> Boxes:
+    """The boxes of a rendered screen's interactive labels: the targets of a one-class detector."""
+    return np.asarray([e.bbox for e in elements if e.is_interactive], dtype=np.float64).reshape(-1, 4)
+
+
 def phone_screens(splits: Sequence[str] = ("val", "test")) -> Iterator[LabelledScreen]:
     """The clickable views of ``phone_real``'s held-out apps."""
     for split in splits:
@@ -91,8 +97,7 @@ def engine_screens(folder: Path, per_source: int) -> Iterator[LabelledScreen]:
         if item.split != "test" or taken.get(source, 0) >= per_source:
             continue
         taken[source] = taken.get(source, 0) + 1
-        boxes = [e.bbox for e in item.labels.elements if e.is_interactive]
-        yield LabelledScreen(source, item.image_path, np.asarray(boxes, dtype=np.float64).reshape(-1, 4))
+        yield LabelledScreen(source, item.image_path, interactive_boxes(item.labels.elements))
 
 
 def every_screen(folder: Path, group: str = "miniwob-eval") -> Iterator[LabelledScreen]:
@@ -101,8 +106,7 @@ def every_screen(folder: Path, group: str = "miniwob-eval") -> Iterator[Labelled
     from training.data.export import load_items
 
     for item in load_items(folder):
-        boxes = [e.bbox for e in item.labels.elements if e.is_interactive]
-        yield LabelledScreen(group, item.image_path, np.asarray(boxes, dtype=np.float64).reshape(-1, 4))
+        yield LabelledScreen(group, item.image_path, interactive_boxes(item.labels.elements))
 
 
 def unlabelled_screens(folder: Path, group: str = "desktops") -> Iterator[LabelledScreen]:
