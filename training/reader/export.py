@@ -29,7 +29,10 @@ def export(
 ) -> Path:
     """Write ``models_dir/<name>.onnx`` (dynamic batch) and upsert its manifest entry; returns the file."""
     trunk, top = build(pretrained)
-    top.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["top"])
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    top.load_state_dict({k: v.float() for k, v in state["top"].items()})
+    if "trunk" in state:  # a GPU fine-tune (training.reader.finetune) trained the trunk too
+        trunk.load_state_dict({k: v.float() for k, v in state["trunk"].items()})
     model = ExportedReader(trunk, top).eval()
     size = geometry.size
     views = torch.zeros((2, size, size, 3), dtype=torch.uint8)
