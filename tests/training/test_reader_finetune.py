@@ -46,6 +46,15 @@ def test_packed_views_round_trip_close_to_the_originals(tmp_path: Path) -> None:
     assert np.abs(back.views.astype(int) - views.views.astype(int)).mean() < 8
 
 
+def test_folding_val_into_train_keeps_a_few_val_views_to_monitor(tmp_path: Path) -> None:
+    toy_views(20, 0).save(tmp_path / "train.npz")
+    toy_views(10, 1).save(tmp_path / "val.npz")
+    pack_splits(tmp_path, tmp_path / "packed", fold_val=4)
+    train, val = load_packed(tmp_path / "packed" / "train.npz"), load_packed(tmp_path / "packed" / "val.npz")
+    assert len(train) == 30 and len(val) == 4
+    assert (train.types[20:] == toy_views(10, 1).types).all()
+
+
 @pytest.mark.slow
 def test_reader_call_fine_tunes_the_whole_network_and_exports_for_the_runtime(tmp_path: Path) -> None:
     prepared, call = tmp_path / "prepared", tmp_path / "call"

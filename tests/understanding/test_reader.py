@@ -122,9 +122,6 @@ def test_shipped_reader_reads_checkboxes_buttons_and_inputs_of_a_rendered_page(
     assert all(e.source.endswith("+reader") for e in read.values())
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 20: ui-reader r1 reads this underlined tab strip as buttons (tab recall 0.46)"
-)
 def test_shipped_reader_reads_a_selected_tab(stage: ReaderAttributeStage, page: Page) -> None:
     read = read_page(stage, page)
     assert read["tab-home"].type is ElementType.TAB and read["tab-home"].state.selected is True
