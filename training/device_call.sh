@@ -15,7 +15,7 @@
 # holds the unpacked data and the runs, PYTHON (default python3) the interpreter.
 # models/README.md ("Training on a lent GPU machine") has the whole session, step by step.
 set -euo pipefail
-kind=${1:?detector or attributes}
+kind=${1:?detector, detector-sweep, reader or attributes}
 minutes=${2:?minutes of training}
 shift 2
 out=${OUT:-/tmp/out}

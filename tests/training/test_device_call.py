@@ -61,7 +61,7 @@ def test_attribute_call_trains_from_packed_views_and_returns_a_loadable_model(tm
 
 def test_unknown_kind_fails_with_usage(tmp_path: Path) -> None:
     done = run_script(tmp_path, tmp_path / "out", "segmenter", "1")
-    assert done.returncode == 2 and "detector, detector-sweep or attributes" in done.stderr
+    assert done.returncode == 2 and "detector, detector-sweep, reader or attributes" in done.stderr
 
 
 @pytest.mark.slow
