@@ -40,6 +40,7 @@ ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
+CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
 CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
@@ -158,10 +159,28 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
         if len(text_boxes)
         else np.zeros(len(boxes), dtype=bool)
     )
+    caption = caption_boxes(boxes, text_boxes, inside) & ~is_label
     controls = (inside & ~is_label[:, None]).sum(axis=0)
+    # one caption box (padded round one text line) beside one other control: an icon and its caption
+    # detected apart, a search field and its icon: one control, not a group
+    captioned = ((inside & caption[:, None]).sum(axis=0) == 1) & (controls == 2)
     group = np.zeros(len(widgets), dtype=bool)
-    group[np.flatnonzero(detected)] = (controls >= 2) & (covered >= GROUP_COVER)
+    group[np.flatnonzero(detected)] = (controls >= 2) & ~captioned & (covered >= GROUP_COVER)
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
+
+
+def caption_boxes(
+    boxes: npt.NDArray[np.float64], text_boxes: npt.NDArray[np.float64], inside: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.bool_]:
+    """Which detector ``boxes`` are a caption: round exactly one text line (at most
+    :data:`CAPTION_HEIGHTS` of its height tall) and round no other detector box."""
+    if not len(text_boxes):
+        return np.zeros(len(boxes), dtype=bool)
+    held = geometry.containment(text_boxes, boxes) >= TEXT_INSIDE  # [text, box]
+    one_line = held.sum(axis=0) == 1
+    line_height = (text_boxes[:, 3] - text_boxes[:, 1])[held.argmax(axis=0)]
+    short = (boxes[:, 3] - boxes[:, 1]) <= CAPTION_HEIGHTS * line_height
+    return one_line & short & ~inside.any(axis=0)
 
 
 def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:

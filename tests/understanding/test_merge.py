@@ -145,6 +145,23 @@ def test_a_tile_whose_icon_and_caption_are_detected_apart_is_one_control() -> No
     assert tile.bbox not in [e.bbox for e in merged]
 
 
+def test_a_tile_whose_caption_box_is_padded_round_its_text_is_one_control() -> None:
+    tile = detected((376, 500, 554, 640))
+    icon, caption_box = detected((430, 510, 500, 580)), detected((390, 585, 540, 635))
+    caption = text((440, 598, 490, 620), "Mail")  # IoU 0.15 with its box: a padded caption
+    merged = merge_elements([tile, icon, caption_box, caption], screen_width=1080, screen_height=2340)
+    assert tile.bbox in [e.bbox for e in merged]
+
+
+def test_a_bar_of_two_captioned_buttons_is_still_a_group() -> None:
+    bar = detected((0, 0, 400, 80))
+    buttons = [detected((10, 10, 190, 70)), detected((210, 10, 390, 70))]
+    labels = [text((60, 28, 140, 52), "File"), text((260, 28, 340, 52), "Edit")]
+    merged = merge_elements([bar, *buttons, *labels], screen_width=1280, screen_height=800)
+    assert bar.bbox not in [e.bbox for e in merged]
+    assert [b.bbox in [e.bbox for e in merged] for b in buttons] == [True, True]
+
+
 def test_a_search_field_with_icons_at_its_ends_stays_beside_them() -> None:
     field = detected((10, 60, 530, 125))
     icons = [detected((15, 63, 70, 123)), detected((460, 63, 520, 122))]
