@@ -9,7 +9,9 @@ plain icon, which the merge treats as a glyph of the detector box's control.
 
 Measured on phone_real's val apps, 65 detector boxes were dropped as mark rows. The reader read 53 of
 their marks as something else at confidence 0.5 or more. On the data engine's screens, it read as
-something else none of the 138 true segment marks in a mark row.
+something else none of the 138 true segment marks in a mark row. A mark in which the check model
+(``ui-checks``) sees no indicator (below ``NO_INDICATOR``) becomes an icon too: with reader v3, 5 tiles
+and rows of the phone_real val and test apps were still lost to such marks (an app icon read as a radio).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, register
+from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.merge import (
     GROUP_INSIDE,
     LABELLED_MARKS,
     admit_landscape_boxes,
     merge_elements,
 )
-from detact_service.understanding.reader import TYPES, ReaderAttributeStage
+from detact_service.understanding.reader import NO_INDICATOR, TYPES, ReaderAttributeStage
 
 NOT_A_MARK_CONFIDENCE = 0.5
 """The reader's confidence in another type at which a segment mark becomes an icon."""
@@ -66,6 +69,7 @@ class ReaderMergeStage(Backend):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.reader = ReaderAttributeStage(settings)
+        self.checks = CheckReader.configured(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -81,6 +85,25 @@ class ReaderMergeStage(Backend):
     def load(self) -> Any:
         return self.reader.load()
 
+    def without_indicator(
+        self,
+        images: Sequence[RGBImage],
+        elements: Sequence[Sequence[Element]],
+        candidates: Sequence[npt.NDArray[np.int64]],
+    ) -> npt.NDArray[np.bool_]:
+        """For every candidate mark (all screens, in order): the check model sees no indicator in it."""
+        if self.checks is None:
+            return np.zeros(sum(len(c) for c in candidates), dtype=bool)
+        views = [
+            check_views(
+                image, geometry.boxes_of([found[i] for i in picked]).astype(np.int64), self.checks.side
+            )
+            for image, found, picked in zip(images, elements, candidates, strict=True)
+            if len(picked)
+        ]
+        _, indicator = self.checks.probabilities(self.settings, np.concatenate(views))
+        return indicator < NO_INDICATOR
+
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         parses = [parse.with_elements(admit_landscape_boxes(parse.elements)) for parse in parses]
         candidates = [marks_in_detector_boxes(parse.elements) for parse in parses]
@@ -90,6 +113,7 @@ class ReaderMergeStage(Backend):
             not_mark = ~np.isin(reading.type_index, MARK_TYPE_INDICES) & (
                 reading.type_confidence >= NOT_A_MARK_CONFIDENCE
             )
+            not_mark |= self.without_indicator(images, elements, candidates)
             start = 0
             for position, picked in enumerate(candidates):
                 verdicts = not_mark[start : start + len(picked)]

@@ -67,3 +67,28 @@ def test_the_full_profile_merges_with_the_reader_when_the_reader_is_its_attribut
     settings = Settings()
     assert ("merge", None) in PROFILES["full"].stages and ("merge", "default") in PROFILES["fast"].stages
     assert resolve_backend("merge", None, settings) == "reader"
+
+
+TILE_PAGE = """<!doctype html><html><body style="font: 15px sans-serif; margin: 0; background: #fff">
+<div id="tile" style="display: inline-flex; flex-direction: column; align-items: center; gap: 8px;
+     padding: 14px; width: 110px">
+  <div id="app" style="width: 64px; height: 64px; border-radius: 16px; background: #f1f1f1; color: #d33;
+       display: flex; align-items: center; justify-content: center; font-size: 34px">&#9993;</div>
+  <span id="caption">Mail</span>
+</div>
+</body></html>"""
+
+
+def test_the_check_model_sees_no_indicator_in_an_app_icon_and_one_in_a_checkbox(
+    page: tuple[np.ndarray, dict[str, tuple[int, int, int, int]]],
+) -> None:
+    tile_image, tile_boxes = page_with_boxes(TILE_PAGE, ("tile", "app", "caption"), (420, 860))
+    image, boxes = page
+    stage = ReaderMergeStage(Settings())
+    assert stage.checks is not None, "ui-checks ships with the reader"
+    app = [Element(tile_boxes["app"], ElementType.RADIO, source="segment")]
+    box = [Element(boxes["news"], ElementType.CHECKBOX, source="segment")]
+    picks = [np.array([0]), np.array([0])]
+    assert stage.without_indicator([tile_image, image], [app, box], picks).tolist() == [True, False]
+    unchecked = ReaderMergeStage(Settings(attributes={"check_model": ""}))
+    assert unchecked.without_indicator([tile_image, image], [app, box], picks).tolist() == [False, False]
