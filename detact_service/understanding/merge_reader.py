@@ -26,7 +26,7 @@ from detact_service import geometry
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, register
-from detact_service.understanding.checks import CheckReader, check_views
+from detact_service.understanding.checks import check_views
 from detact_service.understanding.merge import (
     GROUP_INSIDE,
     LABELLED_MARKS,
@@ -69,7 +69,6 @@ class ReaderMergeStage(Backend):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.reader = ReaderAttributeStage(settings)
-        self.checks = CheckReader.configured(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -91,17 +90,17 @@ class ReaderMergeStage(Backend):
         elements: Sequence[Sequence[Element]],
         candidates: Sequence[npt.NDArray[np.int64]],
     ) -> npt.NDArray[np.bool_]:
-        """For every candidate mark (all screens, in order): the check model sees no indicator in it."""
-        if self.checks is None:
+        """For every candidate mark (all screens, in order): the reader's check model (``ui-checks``)
+        sees no indicator in it; all False without that model."""
+        checks = self.reader.checks
+        if checks is None or not any(len(c) for c in candidates):
             return np.zeros(sum(len(c) for c in candidates), dtype=bool)
         views = [
-            check_views(
-                image, geometry.boxes_of([found[i] for i in picked]).astype(np.int64), self.checks.side
-            )
+            check_views(image, geometry.boxes_of([found[i] for i in picked]).astype(np.int64), checks.side)
             for image, found, picked in zip(images, elements, candidates, strict=True)
             if len(picked)
         ]
-        _, indicator = self.checks.probabilities(self.settings, np.concatenate(views))
+        _, indicator = checks.probabilities(self.settings, np.concatenate(views))
         return indicator < NO_INDICATOR
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
@@ -113,7 +112,10 @@ class ReaderMergeStage(Backend):
             not_mark = ~np.isin(reading.type_index, MARK_TYPE_INDICES) & (
                 reading.type_confidence >= NOT_A_MARK_CONFIDENCE
             )
-            not_mark |= self.without_indicator(images, elements, candidates)
+            # the check model looks only at the marks the reader left standing
+            standing = np.split(~not_mark, np.cumsum([len(c) for c in candidates])[:-1])
+            remaining = [picked[keep] for picked, keep in zip(candidates, standing, strict=True)]
+            not_mark[~not_mark] = self.without_indicator(images, elements, remaining)
             start = 0
             for position, picked in enumerate(candidates):
                 verdicts = not_mark[start : start + len(picked)]

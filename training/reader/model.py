@@ -83,9 +83,14 @@ def build(pretrained: bool = True) -> tuple[nn.Sequential, ReaderTop]:
 
 def normalise(views: torch.Tensor) -> torch.Tensor:
     """uint8 N x S x S x 3 views -> the float NCHW input MobileNetV2 was trained on."""
-    mean = torch.tensor(MEAN, dtype=torch.float32).view(1, 3, 1, 1)
-    std = torch.tensor(STD, dtype=torch.float32).view(1, 3, 1, 1)
-    return (views.permute(0, 3, 1, 2).float() / 255.0 - mean) / std
+    return standardise(views.permute(0, 3, 1, 2).float() / 255.0)
+
+
+def standardise(views: torch.Tensor) -> torch.Tensor:
+    """Float NCHW views in [0, 1] -> ImageNet-normalised, on the views' device."""
+    mean = torch.tensor(MEAN, dtype=torch.float32, device=views.device).view(1, 3, 1, 1)
+    std = torch.tensor(STD, dtype=torch.float32, device=views.device).view(1, 3, 1, 1)
+    return (views - mean) / std
 
 
 class ExportedReader(nn.Module):

@@ -110,6 +110,18 @@ def predict(
     return np.concatenate(type_out), np.concatenate(state_out)
 
 
+def reader_loss(
+    type_logits: torch.Tensor, state_logits: torch.Tensor, types: torch.Tensor, states: torch.Tensor
+) -> torch.Tensor:
+    """Cross-entropy on the type (label smoothing 0.05) + BCE on the states that are labelled (>= 0)."""
+    labelled = (states >= 0).float()
+    type_loss = nn.functional.cross_entropy(type_logits, types, label_smoothing=0.05)
+    state_loss = nn.functional.binary_cross_entropy_with_logits(
+        state_logits, states.clamp(min=0), reduction="none"
+    )
+    return type_loss + (state_loss * labelled).sum() / labelled.sum().clamp(min=1)
+
+
 def sample_weights(views: ViewSet, power: float) -> npt.NDArray[np.float64]:
     """Per-view sampling weight ``count(type, states) ** -power`` (rare pairs recur)."""
     keys = [f"{t}|{s.tobytes().hex()}" for t, s in zip(views.types.tolist(), views.states, strict=True)]
@@ -152,8 +164,6 @@ def train(
             group["lr"] = lr
     weights = sample_weights(train_views, power)
     rng = np.random.default_rng(seed + step)
-    type_loss = nn.CrossEntropyLoss(label_smoothing=0.05)
-    state_loss = nn.BCEWithLogitsLoss(reduction="none")
     started = time.monotonic()
     deadline = started + hours * 3600
     best_scores = None
@@ -171,10 +181,7 @@ def train(
         types = torch.from_numpy(train_views.types[index].astype(np.int64))
         states = torch.from_numpy(train_views.states[index].astype(np.float32))
         type_logits, state_logits = top(features, boxes)
-        labelled = (states >= 0).float()
-        loss = type_loss(type_logits, types) + (
-            state_loss(state_logits, states.clamp(min=0)) * labelled
-        ).sum() / labelled.sum().clamp(min=1)
+        loss = reader_loss(type_logits, state_logits, types, states)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
