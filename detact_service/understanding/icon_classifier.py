@@ -169,7 +169,11 @@ def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
 
 
 def named_element(element: Element, icon: str) -> Element:
-    """The element once its icon is known; an image, region, text or icon element becomes an icon button."""
+    """The element once its icon is known; an image, region, text or icon element becomes an icon button.
+
+    A one-letter text stays: it may be OCR's reading of the pictogram (a magnifier read as 'Q') or the
+    letter a toolbar button shows ('A' for text formatting); the name says which.
+    """
     return named_by_matcher(element, icon, ElementType.BUTTON, ICON_BUTTON_FROM)
 
 
@@ -225,7 +229,7 @@ class IconClassifierStage(Backend):
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         """Name every candidate element of every screen in one batch."""
-        rois, where = icon_rois(images, parses, self.settings)
+        rois, where = icon_rois(images, parses, self.settings, letters=True)
         elements = [list(parse.elements) for parse in parses]
         for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
             if icon is not None:

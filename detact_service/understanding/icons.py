@@ -395,11 +395,22 @@ class IconMatcher:
 # --- the stage -------------------------------------------------------------------------------------
 
 
-def icon_candidate(element: Element, settings: Settings) -> bool:
-    """Whether the stage tries to name ``element``: textless, icon-sized, squarish, of a suitable type."""
+def is_letter_text(text: str | None) -> bool:
+    """OCR text of one ASCII letter or digit: a letter, or a pictogram read as one (a magnifier as 'Q')."""
+    stripped = (text or "").strip()
+    return len(stripped) == 1 and stripped.isascii() and stripped.isalnum()
+
+
+def icon_candidate(element: Element, settings: Settings, letters: bool = False) -> bool:
+    """Whether the stage tries to name ``element``: textless, icon-sized, squarish, of a suitable type.
+
+    With ``letters``, an element whose text is one letter or digit is a candidate too (for a model that
+    tells letters from pictograms).
+    """
     if element.type not in MATCH_TYPES:
         return False
-    if element.text and element.text.strip() and not is_glyph_text(element.text):
+    text = element.text
+    if text and text.strip() and not is_glyph_text(text) and not (letters and is_letter_text(text)):
         return False
     width, height = element.width, element.height
     if min(width, height) < settings.icons.min_size or max(width, height) > settings.icons.max_size:
@@ -429,19 +440,19 @@ def named_element(
 
 
 def icon_rois(
-    images: Sequence[RGBImage], parses: Sequence[ScreenParse], settings: Settings
+    images: Sequence[RGBImage], parses: Sequence[ScreenParse], settings: Settings, letters: bool = False
 ) -> tuple[list[RGBImage], list[tuple[int, int]]]:
-    """The ROI of every icon candidate of every screen, with its ``(parse, element)`` index.
+    """The ROI of every icon candidate of every screen (see :func:`icon_candidate`), with its index.
 
-    A button's box is inset by :data:`BUTTON_INSET` first, so its rounded corners or outline do not
-    count as ink.
+    The index is ``(parse, element)``. A button's box is inset by :data:`BUTTON_INSET` first, so its
+    rounded corners or outline do not count as ink.
     """
     rois: list[RGBImage] = []
     where: list[tuple[int, int]] = []
     for p_index, (image, parse) in enumerate(zip(images, parses, strict=True)):
         height, width = image.shape[:2]
         for e_index, element in enumerate(parse.elements):
-            if not icon_candidate(element, settings):
+            if not icon_candidate(element, settings, letters):
                 continue
             x1, y1, x2, y2 = element.bbox
             if element.type == ElementType.BUTTON:  # cut rounded corners and outlines off the fill

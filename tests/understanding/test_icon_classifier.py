@@ -96,6 +96,30 @@ def test_stage_names_icon_buttons_of_an_unseen_set() -> None:
 
 
 @needs_model
+def test_a_pictogram_read_as_a_letter_is_named_and_a_real_letter_is_kept() -> None:
+    """OCR reads a magnifier as 'Q' and a close cross as 'X': the CNN still names them (the letter stays);
+    a button showing the letter '7' stays unnamed."""
+    glyphs = unseen()
+    image = np.full((80, 400, 3), 255, dtype=np.uint8)
+    elements = []
+    for index, (glyph, text) in enumerate((("search", "Q"), ("x", "X"))):
+        x1, y1, x2, y2 = stamp(image, glyphs[glyph][0], (20 + index * 80, 24), 24, (30, 30, 30))
+        box = (x1 - 12, y1 - 14, x2 + 12, y2 + 14)
+        elements.append(Element(bbox=box, type=ElementType.BUTTON, text=text))
+    painter = ScreenPainter(400, 80)
+    painter.draw.text((268, 18), "7", font=ui_font(30), fill=(30, 30, 30))
+    image[:, 240:] = np.asarray(painter.image)[:, 240:]
+    elements.append(Element(bbox=(250, 6, 306, 74), type=ElementType.BUTTON, text="7"))
+    out = create_stage("icons", "classifier", Settings()).run([image], [ScreenParse(400, 80, elements)])[0]
+    got = [(e.type, e.icon, e.text) for e in out.elements]
+    assert got == [
+        (ElementType.BUTTON, "search", "Q"),
+        (ElementType.BUTTON, "close", "X"),
+        (ElementType.BUTTON, None, "7"),
+    ], got
+
+
+@needs_model
 def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
     classifier = load_classifier(classifier_spec(Settings()))
     assert isinstance(classifier, IconClassifier) and classifier.classes[0] == UNKNOWN

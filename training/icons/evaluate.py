@@ -10,6 +10,9 @@ Each glyph of the held-out sets (and of the validation set, which picks the thre
 * ``unknown_or_right_oov``: among glyphs whose meaning is outside the vocabulary, the share answered
   ``unknown`` or with a meaning the glyph's contains ("bell" for "bell ring");
 * ``unknown_oov_unrelated``: ``unknown`` among out-of-vocabulary glyphs that contain no vocabulary meaning;
+* ``letters_named``: the share of single letters and digits (every TrueType font under
+  ``/usr/share/fonts/truetype``, 14, 20 and 28 px, dark on white) that get a name at 0.5: the stage also
+  tries elements whose OCR text is one letter, since OCR reads pictograms as letters;
 * ``latency_ms_30``: median time to name 30 icon crops (normalisation + one ONNX call, 1 thread).
 """
 
@@ -109,6 +112,26 @@ def latency_ms(classifier: IconClassifier, crops: list[npt.NDArray[np.uint8]], r
     return round(float(np.median(times)), 2)
 
 
+FONT_DIR = Path("/usr/share/fonts/truetype")
+
+
+def letter_crops(sizes: tuple[int, ...] = (14, 20, 28)) -> list[npt.NDArray[np.uint8]]:
+    """Every ASCII letter and digit in every TrueType font here, (30, 30, 30) on white, a few px of margin."""
+    import string
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    crops = []
+    for font_file in sorted(FONT_DIR.glob("*/*.ttf")):
+        for size in sizes:
+            font = ImageFont.truetype(str(font_file), size)
+            for char in string.ascii_letters + string.digits:
+                image = Image.new("RGB", (2 * size + 8, 2 * size + 8), (255, 255, 255))
+                ImageDraw.Draw(image).text((size // 2 + 4, size // 3 + 2), char, font=font, fill=(30, 30, 30))
+                crops.append(np.asarray(image))
+    return crops
+
+
 def stage_latency_ms(model: Path, classes: list[str], crops: list[npt.NDArray[np.uint8]]) -> float:
     """Median ms for the whole backend to name 30 crops: SSIM against the pack, then the classifier."""
     from detact_service.settings import Settings
@@ -134,6 +157,11 @@ def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
     common = set(vocab["common"])
     classifier = IconClassifier(session(model), tuple(classes))
     report: dict[str, Any] = {"model": model.name, "classes": len(classes), "thresholds": {}}
+    letters = letter_crops()
+    if letters:
+        named = [name is not None for name, _ in classifier.name(letters, 0.5)]
+        report["letters_named"] = round(float(np.mean(named)), 4)
+        report["letters"] = len(letters)
     for split in ("val", "held_out"):
         sets = [s for s in ICON_SETS if s.split == split]
         glyphs = load_glyphs(sets)
@@ -169,6 +197,7 @@ def summary(report: dict[str, Any], threshold: float) -> dict[str, Any]:
         if float(at) == threshold:
             for metric in ("top1_common", "top1_vocab", "unknown_or_right_oov"):
                 out[f"{split}_{condition}_{metric}"] = value[metric]
+    out["letters_named"] = report.get("letters_named")
     out["latency_ms_30_icons"] = report.get("latency_ms_30")
     out["latency_ms_30_icons_with_ssim"] = report.get("latency_ms_30_with_ssim")
     return out
