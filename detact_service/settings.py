@@ -116,8 +116,11 @@ class IconSettings(StageSettings):
     min_size: int = Field(8, ge=4, description="Smallest icon side in pixels.")
     max_size: int = Field(96, ge=8, description="Largest icon side in pixels.")
     classifier_model: str = Field("ui-icons", description="Icon classifier: its manifest entry (kind icons).")
-    classifier_threshold: float = Field(
-        0.5, ge=0.0, le=1.0, description="Classifier probability needed to name an icon (else unknown)."
+    classifier_threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Classifier probability needed to name an icon (else unknown); unset = the model's own.",
     )
 
 

@@ -7,7 +7,8 @@ sets, tested on sets it never saw; see ``docs/ICONS.md``). The CNN reads the sam
 SSIM matcher compares: ink = distance from the border colour (colour- and polarity-blind), resampled
 into a 32x32 frame centred on the ink's centroid and scaled by its radius of gyration. Its first class
 is ``unknown``; a name is given only when the best class is not ``unknown`` and its probability reaches
-``settings.icons.classifier_threshold``.
+``settings.icons.classifier_threshold`` (unset: the model's own, ``conf`` in its manifest entry, chosen
+on the validation set, else :data:`DEFAULT_THRESHOLD`).
 
 An icon named on an element typed ``image``, ``region``, ``text`` or ``icon`` is an icon button: its type
 becomes ``button``. Buttons stay buttons. A checkbox or radio (a round or square icon the segmenter
@@ -44,6 +45,7 @@ from detact_service.understanding.icons import (
 )
 
 UNKNOWN = "unknown"
+DEFAULT_THRESHOLD = 0.5
 MODEL_KIND = "icons"
 CHUNK = 256  # ROIs normalised together (zero-padded to the largest of them)
 ICON_BUTTON_FROM = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT, ElementType.ICON})
@@ -214,6 +216,14 @@ class IconClassifierStage(Backend):
     def model_version(self) -> str | None:
         return self.spec.version_tag()
 
+    @property
+    def threshold(self) -> float:
+        """The probability needed to name an icon: the setting, else the model's own, else the default."""
+        if self.settings.icons.classifier_threshold is not None:
+            return self.settings.icons.classifier_threshold
+        own = self.spec.entry.conf
+        return own if own is not None else DEFAULT_THRESHOLD
+
     def name_rois(self, rois: Sequence[RGBImage]) -> list[str | None]:
         """SSIM's name where it is an exact hit, else the classifier's (None when unknown)."""
         names: list[str | None] = [None] * len(rois)
@@ -222,7 +232,7 @@ class IconClassifierStage(Backend):
         rest = [i for i, name in enumerate(names) if name is None]
         if rest:
             classifier = self.load()
-            guesses = classifier.name([rois[i] for i in rest], self.settings.icons.classifier_threshold)
+            guesses = classifier.name([rois[i] for i in rest], self.threshold)
             for i, (name, _) in zip(rest, guesses, strict=True):
                 names[i] = name
         return names

@@ -137,7 +137,7 @@ def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
         stamp(roi, mask, (6, 6), size, ink)
         rois.append(roi)
         expected.append(name)
-    names = [name for name, _ in classifier.name(rois, Settings().icons.classifier_threshold)]
+    names = [name for name, _ in classifier.name(rois, IconClassifierStage(Settings()).threshold)]
     right = sum(n == e for n, e in zip(names, expected, strict=True))
     assert right >= 10, list(zip(names, expected, strict=True))
     assert all(n in (e, None) for n, e in zip(names, expected, strict=True))  # unsure is fine, wrong is not
@@ -152,7 +152,7 @@ def test_classifier_alone_on_colours_sizes_and_non_icons() -> None:
     cv2.line(scribble, (5, 30), (20, 8), (0, 0, 0), 2)
     cv2.line(scribble, (20, 8), (34, 33), (0, 0, 0), 2)
     cv2.line(scribble, (34, 33), (12, 22), (0, 0, 0), 2)
-    results = classifier.name([word, blank, noise, scribble], Settings().icons.classifier_threshold)
+    results = classifier.name([word, blank, noise, scribble], IconClassifierStage(Settings()).threshold)
     assert [name for name, _ in results] == [None, None, None, None]
 
 

@@ -28,7 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--models-dir", type=Path, default=Path("models"))
     export.add_argument("--name", default="ui-icons")
     export.add_argument("--metrics", type=Path, help="the eval's JSON report, recorded in the manifest")
-    export.add_argument("--threshold", type=float, default=0.5, help="the metrics recorded are at this one")
+    export.add_argument(
+        "--threshold", type=float, default=0.5, help="the model's own (manifest conf); metrics are at it"
+    )
+    export.add_argument("--made-by", help="the commands that made it, recorded in the manifest")
     evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
@@ -63,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         metrics = None
         if args.metrics:
             metrics = summary(json.loads(args.metrics.read_text("utf-8")), args.threshold)
-        print(run_export(list(args.checkpoint), args.models_dir, args.name, metrics))
+        checkpoints = list(args.checkpoint)
+        print(run_export(checkpoints, args.models_dir, args.name, metrics, args.threshold, args.made_by))
     elif args.command == "eval":
         from training.icons.evaluate import evaluate as run_eval
 

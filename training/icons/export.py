@@ -35,10 +35,13 @@ def export(
     models_dir: Path,
     name: str = "ui-icons",
     metrics: dict[str, Any] | None = None,
+    threshold: float | None = None,
+    command: str | None = None,
 ) -> Path:
     """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``).
 
-    Several checkpoints (runs over one vocabulary) make one ensemble model.
+    Several checkpoints (runs over one vocabulary) make one ensemble model. ``threshold`` is written as
+    the entry's ``conf``: the probability the runtime needs to name an icon, unless a setting says otherwise.
     """
     checkpoints = checkpoint if isinstance(checkpoint, list) else [checkpoint]
     nets: list[nn.Module] = []
@@ -80,7 +83,9 @@ def export(
             "data_version": "glyphs of the train sets, rendered by python -m training.icons render",
             "sets": sets,
             "metrics": metrics or {},
-            "command": (
+            **({"conf": threshold} if threshold is not None else {}),
+            "command": command
+            or (
                 "python -m training.icons render; "
                 "python -m training.icons train --out runs/icons/r2; "
                 "python -m training.icons eval /tmp/m/ui-icons.onnx --vocab runs/icons/r2/vocab.json "
