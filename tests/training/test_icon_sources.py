@@ -47,6 +47,11 @@ from training.icons.sources import SETS_BY_ID, meaning
         ("heroicons-outline", "ellipsis-horizontal", "more horizontal"),
         ("heroicons-outline", "paper-airplane", "send"),
         ("heroicons-outline", "magnifying-glass-plus", "zoom in"),
+        ("lucide", "chevrons-right", "chevron double right"),
+        ("fa6-solid", "angles-left", "chevron double left"),
+        ("mingcute-line", "home_1_line", "home"),
+        ("coreui-free", "cil-magnifying-glass", "search"),
+        ("gravity-ui", "trash-bin", "delete"),
     ],
 )
 def test_meanings(set_id: str, glyph: str, name: str | None) -> None:

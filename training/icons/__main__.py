@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
     train.add_argument("--width", type=int, default=32, help="the CNN's base channel count")
+    train.add_argument("--max-vocab", type=int, default=400, help="the most meanings the CNN learns")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             lookalike=args.lookalike,
             width=args.width,
             seed=args.seed,
+            max_vocab=args.max_vocab,
         )
     elif args.command == "export":
         from training.icons.evaluate import summary

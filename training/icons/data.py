@@ -66,7 +66,9 @@ def family_counts(glyphs: Glyphs) -> Counter[str]:
     return Counter({name: len(fams) for name, fams in per_name.items()})
 
 
-def build_vocabulary(train: Glyphs, held_out: Glyphs) -> tuple[list[str], list[str]]:
+def build_vocabulary(
+    train: Glyphs, held_out: Glyphs, max_vocab: int = MAX_VOCAB
+) -> tuple[list[str], list[str]]:
     """(vocabulary, its 100 most common meanings): most training families first, then held-out ones."""
     train_counts = family_counts(train)
     held_counts = family_counts(held_out)
@@ -74,7 +76,7 @@ def build_vocabulary(train: Glyphs, held_out: Glyphs) -> tuple[list[str], list[s
         (n for n, c in train_counts.items() if c >= MIN_FAMILIES),
         key=lambda n: (-train_counts[n], -held_counts.get(n, 0), n),
     )
-    vocab = ranked[:MAX_VOCAB]
+    vocab = ranked[:max_vocab]
     common = sorted(vocab, key=lambda n: (-(train_counts[n] + held_counts.get(n, 0)), -train_counts[n], n))
     return vocab, common[:100]
 

@@ -204,6 +204,67 @@ ICON_SETS: tuple[IconSet, ...] = (
         )
         for style in ("outline", "solid")
     ),
+    *(
+        IconSet(
+            f"mingcute-{style}",
+            "mingcute",
+            "train",
+            "svg",
+            f"mingcute_icon-*/package/svg/*/*_{style}.svg",
+            "Apache-2.0",
+            "mingcute_icon",
+            strip=(f"-{style}",),
+        )
+        for style in ("line", "fill")
+    ),
+    IconSet(
+        "gravity-ui",
+        "gravity",
+        "train",
+        "svg",
+        "gravity-ui-icons-*/package/svgs/*.svg",
+        "MIT",
+        "@gravity-ui/icons",
+    ),
+    IconSet(
+        "humbleicons",
+        "humbleicons",
+        "train",
+        "svg",
+        "humbleicons-*/package/icons/*.svg",
+        "MIT",
+        "humbleicons",
+    ),
+    IconSet("ikonate", "ikonate", "train", "svg", "ikonate-*/package/icons/*.svg", "MIT", "ikonate"),
+    IconSet(
+        "simple-line-icons",
+        "simplelineicons",
+        "train",
+        "svg",
+        "simple-line-icons-*/package/src/svgs/*.svg",
+        "MIT",
+        "simple-line-icons",
+    ),
+    IconSet(
+        "coreui-free",
+        "coreui",
+        "train",
+        "svg",
+        "coreui-icons-*/package/svg/free/*.svg",
+        "CC BY 4.0",
+        "@coreui/icons",
+        prefix=("cil-",),
+    ),
+    IconSet(
+        "zondicons",
+        "zondicons",
+        "train",
+        "svg",
+        "zondicons-*/package/*.svg",
+        "CC BY 4.0",
+        "zondicons",
+        strip=("-outline", "-solid"),
+    ),
     # never trained on
     IconSet(
         "lucide", "lucide", "held_out", "svg", "lucide-static-*/package/icons/*.svg", "ISC", "lucide-static"
@@ -419,6 +480,23 @@ SET_SYNONYMS: dict[str, dict[str, str]] = {
         "edit-pen": "edit",
     },
     "teenyicons": {"tick": "check", "tick-circle": "check circle"},
+    "gravity": {
+        "trash-bin": "delete",
+        "magnifier": "search",
+        "magnifier-plus": "zoom in",
+        "magnifier-minus": "zoom out",
+        "ellipsis": "more horizontal",
+        "ellipsis-vertical": "more vertical",
+        "bars": "menu",
+    },
+    "mingcute": {
+        "down": "chevron down",
+        "up": "chevron up",
+        "left": "chevron left",
+        "right": "chevron right",
+    },
+    "ikonate": {"ok": "check", "hamburger": "menu"},
+    "simplelineicons": {"magnifier": "search", "magnifier-add": "zoom in", "magnifier-remove": "zoom out"},
 }
 # Words renamed wherever they appear, after ``human_name`` ("x-circle" -> "close circle").
 WORDS: dict[str, str] = {
@@ -457,6 +535,9 @@ PHRASES: dict[str, str] = {
     "file directory": "folder",
     "wrench screwdriver": "tools",
     "arrows pointing out": "expand",
+    **{f"chevrons {way}": f"chevron double {way}" for way in ("left", "right", "up", "down")},
+    **{f"angles {way}": f"chevron double {way}" for way in ("left", "right", "up", "down")},
+    **{f"angle double {way}": f"chevron double {way}" for way in ("left", "right", "up", "down")},
 }
 LEFT_OUT = re.compile(r"^(logo-.*|brand-.*|.*-logo|\d.*|.|.*-duotone-.*)$")
 

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from training.icons.data import (
+    MAX_VOCAB,
     build_vocabulary,
     clutter_mask,
     drop_lookalikes,
@@ -40,6 +41,7 @@ def train(
     minutes: float = 30.0,
     lookalike: float = 1.0,
     width: int = 32,
+    max_vocab: int = MAX_VOCAB,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
     torch.set_num_threads(threads)
@@ -48,7 +50,7 @@ def train(
     train_sets, held_sets = split_sets()
     glyphs = load_glyphs([s for s in train_sets if s.split == "train"])
     held = load_glyphs(held_sets)
-    vocab, common = build_vocabulary(glyphs, held)
+    vocab, common = build_vocabulary(glyphs, held, max_vocab)
     classes = ["unknown", *vocab]
     out.mkdir(parents=True, exist_ok=True)
     save_vocabulary(out / "vocab.json", vocab, common, sorted(set(glyphs.sets)), sorted(set(held.sets)))
