@@ -30,7 +30,7 @@ from detact_service.understanding.icon_classifier import UNKNOWN, IconClassifier
 from training.icons.data import Glyphs, draw_crop, load_glyphs
 from training.icons.sources import ICON_SETS
 
-THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+THRESHOLDS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9)
 
 
 def page_crop(mask: npt.NDArray[np.uint8], size: int = 24, margin: int = 6) -> npt.NDArray[np.uint8]:

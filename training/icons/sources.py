@@ -235,7 +235,6 @@ ICON_SETS: tuple[IconSet, ...] = (
         "MIT",
         "humbleicons",
     ),
-    IconSet("ikonate", "ikonate", "train", "svg", "ikonate-*/package/icons/*.svg", "MIT", "ikonate"),
     IconSet(
         "simple-line-icons",
         "simplelineicons",
@@ -495,7 +494,6 @@ SET_SYNONYMS: dict[str, dict[str, str]] = {
         "left": "chevron left",
         "right": "chevron right",
     },
-    "ikonate": {"ok": "check", "hamburger": "menu"},
     "simplelineicons": {"magnifier": "search", "magnifier-add": "zoom in", "magnifier-remove": "zoom out"},
 }
 # Words renamed wherever they appear, after ``human_name`` ("x-circle" -> "close circle").
