@@ -15,7 +15,7 @@ import pytest
 
 from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.pipeline import PROFILES, resolve_backend
-from detact_service.settings import Settings
+from detact_service.settings import IconSettings, Settings
 from detact_service.stages import Stage, create_stage
 from detact_service.understanding.icon_classifier import (
     UNKNOWN,
@@ -117,6 +117,14 @@ def test_a_pictogram_read_as_a_letter_is_named_and_a_real_letter_is_kept() -> No
         (ElementType.BUTTON, "close", "X"),
         (ElementType.BUTTON, None, "7"),
     ], got
+
+
+@needs_model
+def test_the_threshold_is_the_models_own_unless_a_setting_says_otherwise() -> None:
+    stage = IconClassifierStage(Settings())
+    own = stage.spec.entry.conf
+    assert own is not None and 0.0 < own < 1.0 and stage.threshold == own
+    assert IconClassifierStage(Settings(icons=IconSettings(classifier_threshold=0.3))).threshold == 0.3
 
 
 @needs_model
