@@ -101,12 +101,20 @@ def relevance_section() -> str:
 DOCS = ROOT / "docs"
 
 
-def embedded(name: str, missing: str, demote: bool = True) -> str:
-    """The body of ``docs/<name>`` below its title (its ``##`` headings one level down), or ``missing``."""
+def embedded(name: str, missing: str, demote: bool = True, section: str | None = None) -> str:
+    """The body of ``docs/<name>`` below its title (its ``##`` headings one level down), or ``missing``.
+
+    With ``section``, only the part under that ``##`` heading, its own subsections included.
+    """
     path = DOCS / name
     if not path.is_file():
         return missing
     body = path.read_text().split("\n", 1)[-1].strip()
+    if section is not None:
+        heading = f"## {section}\n"
+        if heading not in body:
+            return missing
+        body = body.split(heading, 1)[1].split("\n## ", 1)[0].strip()
     if not demote:
         return body
     return "\n".join("#" + line if line.startswith("## ") else line for line in body.splitlines())
@@ -246,6 +254,10 @@ Run time per section: {runtime}.
 ## Type and state reader (from `docs/READER.md`, written by `python -m training.eval reader`)
 
 {embedded("READER.md", "(not run yet: `python -m training.eval reader --data data/screens`)")}
+
+## Icon names (from `docs/ICONS.md`, measured by `python -m training.icons eval`)
+
+{embedded("ICONS.md", "(not measured yet: `python -m training.icons eval`)", section="Measured")}
 
 ## Pix2Struct attribute model (from `docs/ATTRIBUTES.md`, written by `python -m training.eval attributes`)
 

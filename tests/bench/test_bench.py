@@ -110,3 +110,8 @@ def test_report_embeds_evaluation_docs_or_says_how_to_make_them(
     (tmp_path / "DETECTOR.md").write_text("# Detector evaluation\n\nintro\n\n## Per source\n\n| a |\n")
     assert report.embedded("DETECTOR.md", "missing") == "intro\n\n### Per source\n\n| a |"
     assert report.embedded("DETECTOR.md", "missing", demote=False) == "intro\n\n## Per source\n\n| a |"
+    (tmp_path / "ICONS.md").write_text(
+        "# Icons\n\n## Runtime\n\nx\n\n## Measured\n\n### v2\n\n| b |\n\n## Later\n\ny\n"
+    )
+    assert report.embedded("ICONS.md", "missing", section="Measured") == "### v2\n\n| b |"
+    assert report.embedded("ICONS.md", "missing", section="Absent") == "missing"
