@@ -11,10 +11,9 @@ is ``unknown``; a name is given only when the best class is not ``unknown`` and 
 on the validation set, else :data:`DEFAULT_THRESHOLD`).
 
 An icon named on an element typed ``image``, ``region``, ``text`` or ``icon`` is an icon button: its type
-becomes ``button``, except an ``icon`` the reader typed so (it keeps the reader's type and gets the
-name). Buttons stay buttons. A checkbox or radio (a round or square icon the segmenter took for a
-control) becomes a button only when its name is a pictogram: a name made of shape words (``check
-square``, ``circle``) leaves it a control, as in the SSIM stage.
+becomes ``button``. Buttons stay buttons. A checkbox or radio (a round or square icon the segmenter
+took for a control) becomes a button only when its name is a pictogram: a name made of shape words
+(``check square``, ``circle``) leaves it a control, as in the SSIM stage.
 """
 
 from __future__ import annotations
@@ -44,7 +43,6 @@ from detact_service.understanding.icons import (
 from detact_service.understanding.icons import (
     named_element as named_by_matcher,
 )
-from detact_service.understanding.reader import SOURCE_TAG as READER_TAG
 
 UNKNOWN = "unknown"
 DEFAULT_THRESHOLD = 0.5
@@ -175,14 +173,10 @@ def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
 def named_element(element: Element, icon: str) -> Element:
     """The element once its icon is known; an image, region, text or icon element becomes an icon button.
 
-    An element the reader typed ``icon`` stays one: the reader, trained on real screens, saw the whole
-    view (a phone's clickable ImageView is an icon there). A one-letter text stays: it may be OCR's
-    reading of the pictogram (a magnifier read as 'Q') or the letter a toolbar button shows ('A' for text
-    formatting); the name says which.
+    A one-letter text stays: it may be OCR's reading of the pictogram (a magnifier read as 'Q') or the
+    letter a toolbar button shows ('A' for text formatting); the name says which.
     """
-    read_as_icon = element.type is ElementType.ICON and READER_TAG in element.source
-    retype = ICON_BUTTON_FROM - {ElementType.ICON} if read_as_icon else ICON_BUTTON_FROM
-    return named_by_matcher(element, icon, ElementType.BUTTON, retype)
+    return named_by_matcher(element, icon, ElementType.BUTTON, ICON_BUTTON_FROM)
 
 
 @register("icons", "classifier")

@@ -24,7 +24,6 @@ from detact_service.understanding.icon_classifier import (
     classifier_spec,
     frames,
     load_classifier,
-    named_element,
 )
 from detact_service.understanding.icons import MIN_RADIUS, frame_ink, ink_map
 from tests.render import ScreenPainter, ui_font
@@ -118,22 +117,6 @@ def test_a_pictogram_read_as_a_letter_is_named_and_a_real_letter_is_kept() -> No
         (ElementType.BUTTON, "close", "X"),
         (ElementType.BUTTON, None, "7"),
     ], got
-
-
-def test_a_named_icon_becomes_a_button_unless_the_reader_typed_it_icon() -> None:
-    box = (10, 10, 40, 40)
-    detected = Element(box, ElementType.ICON, source="detector")
-    read = Element(box, ElementType.ICON, source="detector+reader")
-    image = Element(box, ElementType.IMAGE, source="detector+reader")
-    assert (named_element(detected, "search").type, named_element(detected, "search").icon) == (
-        ElementType.BUTTON,
-        "search",
-    )
-    assert (named_element(read, "search").type, named_element(read, "search").icon) == (
-        ElementType.ICON,
-        "search",
-    )
-    assert named_element(image, "search").type is ElementType.BUTTON
 
 
 @needs_model
