@@ -42,6 +42,26 @@ class IconSet:
     stroke_widths: tuple[float, ...] = ()  # re-rendered at these stroke widths (stroke-drawn sets)
 
 
+def styles(
+    family: str, pattern: str, licence: str, package: str, names: tuple[str, ...], strip: tuple[str, ...] = ()
+) -> tuple[IconSet, ...]:
+    """One training set per style of a family (``<family>-<style>``); ``{style}`` in ``pattern`` and
+    ``strip`` is the style's name."""
+    return tuple(
+        IconSet(
+            f"{family}-{style}",
+            family,
+            "train",
+            "svg",
+            pattern.format(style=style),
+            licence,
+            package,
+            strip=tuple(suffix.format(style=style) for suffix in strip),
+        )
+        for style in names
+    )
+
+
 _PH = ("-thin", "-light", "-bold", "-fill", "-duotone")
 ICON_SETS: tuple[IconSet, ...] = (
     IconSet("fa6-solid", "fontawesome", "train", "font", "fa6-solid", "CC BY 4.0 / OFL-1.1", "qtawesome"),
@@ -69,30 +89,20 @@ ICON_SETS: tuple[IconSet, ...] = (
         "MIT",
         "@tabler/icons",
     ),
-    *(
-        IconSet(
-            f"phosphor-{w}",
-            "phosphor",
-            "train",
-            "svg",
-            f"phosphor-icons-core-*/package/assets/{w}/*.svg",
-            "MIT",
-            "@phosphor-icons/core",
-            strip=_PH,
-        )
-        for w in ("regular", "bold", "fill", "light", "thin")
+    *styles(
+        "phosphor",
+        "phosphor-icons-core-*/package/assets/{style}/*.svg",
+        "MIT",
+        "@phosphor-icons/core",
+        ("regular", "bold", "fill", "light", "thin"),
+        strip=_PH,
     ),
-    *(
-        IconSet(
-            f"material-{s}",
-            "material",
-            "train",
-            "svg",
-            f"material-design-icons-svg-*/package/{s}/*.svg",
-            "Apache-2.0",
-            "@material-design-icons/svg",
-        )
-        for s in ("filled", "outlined", "round", "sharp")
+    *styles(
+        "material",
+        "material-design-icons-svg-*/package/{style}/*.svg",
+        "Apache-2.0",
+        "@material-design-icons/svg",
+        ("filled", "outlined", "round", "sharp"),
     ),
     IconSet(
         "bootstrap",
@@ -115,18 +125,13 @@ ICON_SETS: tuple[IconSet, ...] = (
         strip=("-outline", "-sharp"),
     ),
     # added 2026-11-26 (run r5): outline sets drawn with thin strokes, like the held-out ones
-    *(
-        IconSet(
-            f"fluent-{style}",
-            "fluent",
-            "train",
-            "svg",
-            f"fluentui-svg-icons-*/package/icons/*_24_{style}.svg",
-            "MIT",
-            "@fluentui/svg-icons",
-            strip=(f"-24-{style}",),
-        )
-        for style in ("regular", "filled")
+    *styles(
+        "fluent",
+        "fluentui-svg-icons-*/package/icons/*_24_{style}.svg",
+        "MIT",
+        "@fluentui/svg-icons",
+        ("regular", "filled"),
+        strip=("-24-{style}",),
     ),
     IconSet(
         "carbon",
@@ -192,30 +197,14 @@ ICON_SETS: tuple[IconSet, ...] = (
         "majesticons",
         strip=("-solid",),
     ),
-    *(
-        IconSet(
-            f"teenyicons-{style}",
-            "teenyicons",
-            "train",
-            "svg",
-            f"teenyicons-*/package/{style}/*.svg",
-            "MIT",
-            "teenyicons",
-        )
-        for style in ("outline", "solid")
-    ),
-    *(
-        IconSet(
-            f"mingcute-{style}",
-            "mingcute",
-            "train",
-            "svg",
-            f"mingcute_icon-*/package/svg/*/*_{style}.svg",
-            "Apache-2.0",
-            "mingcute_icon",
-            strip=(f"-{style}",),
-        )
-        for style in ("line", "fill")
+    *styles("teenyicons", "teenyicons-*/package/{style}/*.svg", "MIT", "teenyicons", ("outline", "solid")),
+    *styles(
+        "mingcute",
+        "mingcute_icon-*/package/svg/*/*_{style}.svg",
+        "Apache-2.0",
+        "mingcute_icon",
+        ("line", "fill"),
+        strip=("-{style}",),
     ),
     IconSet(
         "gravity-ui",
