@@ -11,8 +11,8 @@ Each glyph of the held-out sets (and of the validation set, which picks the thre
   ``unknown`` or with a meaning the glyph's contains ("bell" for "bell ring");
 * ``unknown_oov_unrelated``: ``unknown`` among out-of-vocabulary glyphs that contain no vocabulary meaning;
 * ``letters_named``: the share of single letters and digits (every TrueType font under
-  ``/usr/share/fonts/truetype``, 14, 20 and 28 px, dark on white) that get a name at 0.5: the stage also
-  tries elements whose OCR text is one letter, since OCR reads pictograms as letters;
+  ``/usr/share/fonts/truetype``, 14, 20 and 28 px, dark on white) that get a name, per threshold: the
+  stage also tries elements whose OCR text is one letter, since OCR reads pictograms as letters;
 * ``latency_ms_30``: median time to name 30 icon crops (normalisation + one ONNX call, 1 thread).
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.understanding.icon_classifier import UNKNOWN, IconClassifier
+from detact_service.understanding.icon_classifier import UNKNOWN, IconClassifier, frames
 from training.icons.data import Glyphs, draw_crop, load_glyphs
 from training.icons.sources import ICON_SETS
 
@@ -150,6 +150,20 @@ def stage_latency_ms(model: Path, classes: list[str], crops: list[npt.NDArray[np
     return round(float(np.median(times)), 2)
 
 
+def crop_probabilities(
+    classifier: IconClassifier, crops: list[npt.NDArray[np.uint8]]
+) -> npt.NDArray[np.float32]:
+    """The classifier's probabilities for each crop, 512 at a time; a blank crop reads ``unknown``."""
+    probs = np.zeros((len(crops), len(classifier.classes)), dtype=np.float32)
+    probs[:, 0] = 1.0
+    batch, valid = frames(crops)
+    live = np.flatnonzero(valid)
+    for start in range(0, len(live), 512):
+        rows = live[start : start + 512]
+        probs[rows] = classifier.probabilities(batch[rows])
+    return probs
+
+
 def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
     """The report (see the module docstring), per split, condition, threshold and held-out set."""
     vocab = json.loads(vocab_file.read_text("utf-8"))
@@ -159,22 +173,17 @@ def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
     report: dict[str, Any] = {"model": model.name, "classes": len(classes), "thresholds": {}}
     letters = letter_crops()
     if letters:
-        named = [name is not None for name, _ in classifier.name(letters, 0.5)]
-        report["letters_named"] = round(float(np.mean(named)), 4)
+        probs = crop_probabilities(classifier, letters)
+        best, confidence = probs.argmax(axis=1), probs.max(axis=1)
         report["letters"] = len(letters)
+        report["letters_named"] = {
+            f"{t:g}": round(float(np.mean((best != 0) & (confidence >= t))), 4) for t in THRESHOLDS
+        }
     for split in ("val", "held_out"):
         sets = [s for s in ICON_SETS if s.split == split]
         glyphs = load_glyphs(sets)
         for condition, crops in conditions(glyphs).items():
-            probs = np.zeros((len(crops), len(classes)), dtype=np.float32)
-            probs[:, 0] = 1.0  # blank crops read unknown
-            from detact_service.understanding.icon_classifier import frames
-
-            batch, valid = frames(crops)
-            live = np.flatnonzero(valid)
-            for start in range(0, len(live), 512):
-                rows = live[start : start + 512]
-                probs[rows] = classifier.probabilities(batch[rows])
+            probs = crop_probabilities(classifier, crops)
             for threshold in THRESHOLDS:
                 key = f"{split}/{condition}/{threshold:g}"
                 report["thresholds"][key] = score(glyphs.names, probs, classes, common, threshold)
@@ -197,7 +206,7 @@ def summary(report: dict[str, Any], threshold: float) -> dict[str, Any]:
         if float(at) == threshold:
             for metric in ("top1_common", "top1_vocab", "unknown_or_right_oov"):
                 out[f"{split}_{condition}_{metric}"] = value[metric]
-    out["letters_named"] = report.get("letters_named")
+    out["letters_named"] = report.get("letters_named", {}).get(f"{threshold:g}")
     out["latency_ms_30_icons"] = report.get("latency_ms_30")
     out["latency_ms_30_icons_with_ssim"] = report.get("latency_ms_30_with_ssim")
     return out
