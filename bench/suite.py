@@ -28,7 +28,9 @@ from training.eval.peers import omniparser_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTS = ROOT / "docs" / "bench"
-LAST_RUN = ROOT / "data" / "bench" / "last-run.json"
+CACHE = ROOT / "data" / "bench"
+LAST_RUN = CACHE / "last-run.json"
+SAMPLES = ROOT.parent / "shared" / "samples" / "desktop-screenagent"
 SIZES = ((1280, 720), (1920, 1080), (2560, 1440))
 STAGE_ORDER = ("text", "regions", "detect", "merge", "icons", "colors", "attributes", "relevance")
 WORKER_TIMEOUT_S = 3000
@@ -56,10 +58,22 @@ class Plan:
     reference: tuple[int, int]
     per_source: int
     latency_per_source: int
+    extra_sets: tuple[str, ...] = ()
+    """Unlabelled screen sets timed for every row too (:data:`EXTRA_SETS`)."""
 
 
 QUICK = Plan("quick", ((1280, 720),), (1280, 720), per_source=1, latency_per_source=1)
-FULL = Plan("full", SIZES, (1920, 1080), per_source=3, latency_per_source=1)
+FULL = Plan("full", SIZES, (1920, 1080), per_source=3, latency_per_source=1, extra_sets=("dense", "desktops"))
+
+DENSE_REPEATS = 3
+DESKTOPS = 10
+EXTRA_SETS: dict[str, str] = {
+    "dense": "the rendered dense dashboard (1920x1080, 306 text lines at 13-22 px), parsed "
+    f"{DENSE_REPEATS} times",
+    "desktops": f"the first {DESKTOPS} ScreenAgent desktops of the team's shared samples (1024x768 JPEG, "
+    "Windows and Linux), each parsed once",
+}
+"""Latency-only screen sets, by name: what each holds."""
 
 
 @dataclass
@@ -76,6 +90,8 @@ class Run:
     omni_note: str = ""
     load: tuple[float, float] = (0.0, 0.0)
     """1-minute load average at the start and the end of the measurements."""
+    extras: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """Latency-only sets: set name -> result row -> its measurements (or ``{"error": ...}``)."""
 
 
 def label(row: str) -> str:
@@ -137,6 +153,40 @@ def run_worker(
         return result
 
 
+def extra_screens(name: str, cache: Path = CACHE) -> tuple[tuple[int, int], list[BenchScreen]]:
+    """The screen size and screens of a latency-only set (no screens when its images are not here)."""
+    if name == "dense":
+        from tests.render import render_dense_dashboard
+
+        path = cache / "dense-dashboard.png"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            render_dense_dashboard().image.save(path)
+        return (1920, 1080), [BenchScreen(f"dense-{i}", name, path, Path()) for i in range(DENSE_REPEATS)]
+    if name == "desktops":
+        samples = sorted(SAMPLES.glob("*.jpg"))[:DESKTOPS]
+        return (1024, 768), [BenchScreen(p.stem[:12], name, p, Path()) for p in samples]
+    raise ValueError(f"unknown screen set {name!r}; known: {', '.join(EXTRA_SETS)}")
+
+
+def run_extras(run_: Run, weights: str | None, log: Callable[[str], None]) -> None:
+    """Time every row on the plan's latency-only sets, each configuration in its own process."""
+    for name in run_.plan.extra_sets:
+        size, screens = extra_screens(name)
+        if not screens:
+            log(f"[bench] set {name}: no screens here, left out")
+            continue
+        run_.extras[name] = {}
+        for parser in run_.rows:
+            t0 = time.perf_counter()
+            result = run_worker(parser, size, screens, len(screens), weights)
+            seconds = time.perf_counter() - t0
+            run_.timings_s[f"{parser} @ {name} ({len(screens)} parses)"] = seconds
+            for row in WORKER_ROWS.get(parser, (parser,)):
+                run_.extras[name][row] = result.get(row, {"error": result.get("error", "no result")})
+            log(f"[bench] {parser} @ {name}: {len(screens)} parses in {seconds:.0f} s")
+
+
 def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> Run:
     """Measure every available profile and the peers on the fixed screens."""
     started = time.perf_counter()
@@ -171,6 +221,7 @@ def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> R
             for name, measured in result.items():
                 run_.results[(name, size)] = measured
             log(f"[bench] {parser} @ {size_name(size)}: {len(chosen)} screens in {seconds:.0f} s")
+    run_extras(run_, weights, log)
     run_.load = (load_start, os.getloadavg()[0])
     save_run(run_)
     return run_
@@ -189,6 +240,7 @@ def save_run(run_: Run, path: Path = LAST_RUN) -> None:
         "timings_s": run_.timings_s,
         "omni_note": run_.omni_note,
         "load": list(run_.load),
+        "extras": run_.extras,
     }
     path.write_text(json.dumps(record))
 
@@ -199,6 +251,7 @@ def load_run(path: Path = LAST_RUN) -> Run:
     plan = record["plan"]
     plan["sizes"] = tuple(tuple(s) for s in plan["sizes"])
     plan["reference"] = tuple(plan["reference"])
+    plan["extra_sets"] = tuple(plan.get("extra_sets", ()))
     return Run(
         Plan(**plan),
         [BenchScreen(k, src, Path(img), Path(lab)) for k, src, img, lab in record["screens"]],
@@ -209,6 +262,7 @@ def load_run(path: Path = LAST_RUN) -> Run:
         timings_s=record["timings_s"],
         omni_note=record["omni_note"],
         load=(float(record.get("load", [0, 0])[0]), float(record.get("load", [0, 0])[1])),
+        extras=record.get("extras", {}),
     )
 
 
@@ -400,6 +454,7 @@ def markdown(run_: Run) -> str:
                 rss_cells.append(f"{m['rss']:.0f}")
             lines.append(f"| {label(row)} | " + " | ".join(cells) + " | " + " | ".join(rss_cells) + " |")
         lines += ["", "![latency vs resolution](bench/latency_resolution.png)", ""]
+    lines += extras_markdown(run_, rows)
     lines += [
         f"## Quality per source at {size_name(ref)}",
         "",
@@ -459,6 +514,53 @@ def markdown(run_: Run) -> str:
         lines.append("")
     plots(run_, summaries, qualities)
     return "\n".join(lines).rstrip() + "\n"
+
+
+PEERS_COMPARED = ("omniparser-fast", "omniparser")
+
+
+def extras_markdown(run_: Run, rows: Sequence[str]) -> list[str]:
+    """The latency-only sets: p50 / p90 per row and ours as a ratio of each OmniParser configuration."""
+    if not run_.extras:
+        return []
+    names = [n for n in run_.plan.extra_sets if n in run_.extras]
+    peers = [p for p in PEERS_COMPARED if p in rows]
+    lines = [
+        "## Latency on a dense page and on real desktops (ms, median / p90; ours / peer, same run)",
+        "",
+        "Each configuration in its own process, one warm-up parse, then the set's parses, wall time around "
+        "one parse of a decoded RGB array. Sets: "
+        + "; ".join(f"**{n}**: {EXTRA_SETS[n]}" for n in names)
+        + ". A ratio below 1 means ours is faster.",
+        "",
+        "| parser | "
+        + " | ".join(f"{n} p50 / p90" for n in names)
+        + "".join(f" | {n}: p50 ratio to {label(p)}" for n in names for p in peers)
+        + " |",
+        "|---|" + "---:|" * (len(names) * (1 + len(peers))),
+    ]
+    medians: dict[tuple[str, str], float] = {}
+    for name in names:
+        for row in rows:
+            measured = run_.extras[name].get(row, {})
+            if measured and "error" not in measured:
+                medians[(name, row)] = summary(measured)["median"]
+    for row in rows:
+        cells = []
+        for name in names:
+            measured = run_.extras[name].get(row, {})
+            if not measured or "error" in measured:
+                cells.append("failed" if measured else "-")
+                continue
+            m = summary(measured)
+            cells.append(f"{m['median']:.0f} / {m['p90']:.0f}")
+        ratios = [
+            ratio(medians.get((name, row)), medians.get((name, peer))) if row.startswith("profile:") else "-"
+            for name in names
+            for peer in peers
+        ]
+        lines.append(f"| {label(row)} | " + " | ".join(cells + ratios) + " |")
+    return [*lines, ""]
 
 
 def plots(run_: Run, summaries: dict[str, dict[str, Any]], qualities: dict[str, dict[str, Counts]]) -> None:

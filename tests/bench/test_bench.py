@@ -115,3 +115,39 @@ def test_report_embeds_evaluation_docs_or_says_how_to_make_them(
     )
     assert report.embedded("ICONS.md", "missing", section="Measured") == "### v2\n\n| b |"
     assert report.embedded("ICONS.md", "missing", section="Absent") == "missing"
+
+
+def _measured(walls: list[float]) -> dict[str, object]:
+    images = [{"key": f"k{i}", "wall_ms": w, "stages_ms": {}, "elements": []} for i, w in enumerate(walls)]
+    return {"images": images, "first_call_ms": 1.0, "batch": {"n": 1, "ms": 1.0, "mode": "loop"},
+            "peak_rss_mib": 1.0}  # fmt: skip
+
+
+def test_latency_only_sets_report_ours_as_ratios_of_the_peer_and_survive_a_reload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bench.suite as suite
+
+    size, screens = suite.extra_screens("dense", cache=tmp_path)
+    assert size == (1920, 1080) and len(screens) == suite.DENSE_REPEATS
+    with Image.open(screens[0].image_path) as image:
+        assert image.size == size
+    plan = Plan("test", ((1280, 720),), (1280, 720), 1, 1, extra_sets=("dense",))
+    rows = ["profile:full", "rapidocr+omniparser"]
+    run = Run(plan, [], {}, rows)
+    run.extras = {
+        "dense": {
+            "profile:full": _measured([1000.0, 1200.0, 1100.0]),
+            "rapidocr": _measured([2000.0]),
+            "omniparser-fast": _measured([4400.0, 4400.0]),
+        }
+    }
+    text = "\n".join(suite.extras_markdown(run, ["profile:full", "rapidocr", "omniparser-fast"]))
+    assert "| `full` (ours) | 1100 / 1180 | 0.25x |" in text  # 1100 / 4400
+    assert "| OmniParser v2 fastest (icon detector + RapidOCR) | 4400 / 4400 | - |" in text
+    path = tmp_path / "run.json"
+    suite.save_run(run, path)
+    again = suite.load_run(path)
+    assert again.plan.extra_sets == ("dense",) and again.extras == run.extras
+    with pytest.raises(ValueError, match="unknown screen set"):
+        suite.extra_screens("nowhere")

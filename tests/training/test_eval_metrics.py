@@ -144,3 +144,20 @@ def test_every_held_out_miniwob_screen_travels_with_its_labels_scaled(tmp_path: 
         assert max(image.size) == 100
         factor = 100 / max(original.size)
     assert factor < 1 and np.allclose(back[0].targets, screens[0].targets * factor)
+
+
+def test_reader_type_star_accepts_a_button_for_a_phone_icon_view_only() -> None:
+    from training.eval.reader import phone_accepted
+    from training.eval.reader import score as score_reader
+
+    tally = Tally()
+    icon_view = Element((0, 0, 40, 40), ElementType.ICON)
+    list_row = Element((0, 50, 400, 100), ElementType.LIST_ITEM)
+    score_reader(
+        tally, icon_view, Element((0, 0, 40, 40), ElementType.BUTTON), phone_accepted(icon_view.type)
+    )
+    score_reader(
+        tally, list_row, Element((0, 50, 400, 100), ElementType.BUTTON), phone_accepted(list_row.type)
+    )
+    assert tally.rate("type") == "0.000 (2)"
+    assert tally.rate("type*") == "0.500 (2)"

@@ -15,7 +15,9 @@ ReaderAttributeStage`: the same views, geometry and ONNX session as ``detact par
 Accuracy columns: ``type`` over all elements; ``checked`` on checkboxes, radios and toggles; ``selected``
 on tabs, list and menu items and options; ``focused`` and ``disabled`` where the element's label says.
 ``type*`` also accepts the type of another label drawn at the same box (IoU >= 0.9: a ``<li>`` and its
-``<a>``, a grid cell and its button): no view can tell those apart. A
+``<a>``, a grid cell and its button): no view can tell those apart. On phones, ``type*`` also accepts
+``button`` for a clickable image view (labelled ``icon``): the issue's convention types an icon button
+``button``, and the runtime turns a named icon into one. A
 state counts as right only when the reader answers it (a state left unknown because the reader read
 another type is wrong).
 """
@@ -61,6 +63,11 @@ def coincident_types(elements: Sequence[Element]) -> list[frozenset[ElementType]
     same = iou_matrix([e.bbox for e in elements], [e.bbox for e in elements]) >= COINCIDENT_IOU
     types = [e.type for e in elements]
     return [frozenset(types[j] for j in np.flatnonzero(row)) for row in same]
+
+
+def phone_accepted(kind: ElementType) -> frozenset[ElementType]:
+    """The types ``type*`` accepts for a phone view: a clickable image view is an icon or a button."""
+    return frozenset({kind, ElementType.BUTTON}) if kind is ElementType.ICON else frozenset({kind})
 
 
 def score(
@@ -174,7 +181,9 @@ def phone_tallies(stage: ReaderAttributeStage) -> dict[str, Tally]:
         for views in phone_views(split, geometry, seed=0):
             reading = read(session, views.views, views.features, stage.settings.attributes.batch_size)
             for said, truth in zip(reading.type_index.tolist(), views.types.tolist(), strict=True):
-                tallies[f"phone_real {split}, view boxes"].add("type", TYPES[said] is TYPES[truth])
+                tally = tallies[f"phone_real {split}, view boxes"]
+                tally.add("type", TYPES[said] is TYPES[truth])
+                tally.add("type*", TYPES[said] in phone_accepted(TYPES[truth]))
     return dict(tallies)
 
 
@@ -196,7 +205,7 @@ def phone_parse_tallies(settings: Settings, limit: int | None = None) -> dict[st
                 truths.append(Element(tuple(round(v) for v in box), kind))
         with Image.open(screen.image_path) as opened:
             image = np.asarray(opened.convert("RGB"))
-        accepted = [frozenset({t.type}) for t in truths]
+        accepted = [phone_accepted(t.type) for t in truths]
         for name, pipeline in pipelines.items():
             tally = tallies[f"phone_real {split}, `{name}` parse (matched)"]
             score_matched(tally, truths, accepted, pipeline.parse(image).elements)
