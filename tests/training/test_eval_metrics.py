@@ -161,3 +161,25 @@ def test_reader_type_star_accepts_a_button_for_a_phone_icon_view_only() -> None:
     )
     assert tally.rate("type") == "0.000 (2)"
     assert tally.rate("type*") == "0.500 (2)"
+
+
+def test_reader_recall_columns_count_only_the_labels_in_that_state() -> None:
+    from training.eval.reader import score as score_reader
+
+    tally = Tally()
+    box = (0, 0, 80, 30)
+    disabled, enabled = ElementState(disabled=True), ElementState(disabled=False)
+    score_reader(
+        tally,
+        Element(box, ElementType.BUTTON, state=disabled),
+        Element(box, ElementType.BUTTON, state=enabled),
+    )
+    score_reader(
+        tally,
+        Element(box, ElementType.BUTTON, state=enabled),
+        Element(box, ElementType.BUTTON, state=enabled),
+    )
+    score_reader(tally, Element(box, ElementType.BUTTON, state=disabled), Element(box, ElementType.TEXT))
+    assert tally.rate("disabled") == "0.333 (3)"
+    assert tally.rate("disabled+") == "0.000 (2)"
+    assert tally.rate("selected+") == "-"

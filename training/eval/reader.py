@@ -17,7 +17,8 @@ on tabs, list and menu items and options; ``focused`` and ``disabled`` where the
 ``type*`` also accepts the type of another label drawn at the same box (IoU >= 0.9: a ``<li>`` and its
 ``<a>``, a grid cell and its button): no view can tell those apart. On phones, ``type*`` also accepts
 ``button`` for a clickable image view (labelled ``icon``): the issue's convention types an icon button
-``button``, and the runtime turns a named icon into one. A
+``button``, and the runtime turns a named icon into one. ``selected+`` and ``disabled+`` are
+the same accuracies over the labels that are selected or disabled only (their recall). A
 state counts as right only when the reader answers it (a state left unknown because the reader read
 another type is wrong).
 """
@@ -42,8 +43,11 @@ from detact_service.understanding.semimask import box_features, reader_views
 from training.eval.attributes import Tally, tally_table
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "READER.md"
-METRICS = ("type", "type*", "checked", "selected", "focused", "disabled")
+METRICS = ("type", "type*", "checked", "selected", "focused", "disabled", "selected+", "disabled+")
 LATENCY_ELEMENTS = 50
+RECALLED = ("selected", "disabled")
+"""States also scored on their positives alone (``selected+``, ``disabled+``): few elements are selected or
+disabled, so the plain accuracy hides how many of those the reader finds."""
 MATCH_IOU = 0.5
 COINCIDENT_IOU = 0.9
 PROFILES = ("fast", "full")
@@ -86,6 +90,8 @@ def score(
     for (metric, expected, answered), applicable in zip(pairs, applies.tolist(), strict=True):
         if expected is not None and applicable:
             tally.add(metric, answered is not None and answered == expected)
+            if expected and metric in RECALLED:
+                tally.add(f"{metric}+", answered is True)
 
 
 def labelled(elements: Sequence[Element]) -> list[Element]:
