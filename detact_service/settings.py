@@ -99,6 +99,12 @@ class AttributeSettings(StageSettings):
         description="Check-state model (manifest kind `checks`) that reads whether the reader's checkboxes, "
         "radios and toggles are on from their indicator at full scale; empty: the reader's own answer.",
     )
+    disabled_model: str = Field(
+        "ui-dimmed",
+        description="Disabled-state model (manifest kind `dimmed`) that reads whether the reader's controls "
+        "are disabled from the control at about its own scale; empty, or absent from the manifest: the "
+        "reader's own answer.",
+    )
     batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")
     min_confidence: float = Field(
         0.0, ge=0.0, le=1.0, description="The reader's type is used only at this confidence or more."

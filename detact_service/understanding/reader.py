@@ -24,6 +24,7 @@ from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
+from detact_service.understanding.dimmed import DimmedReader, dimmed_views
 from detact_service.understanding.semimask import ViewGeometry, box_features, reader_views
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
@@ -150,6 +151,18 @@ def apply_reading(elements: Sequence[Element], reading: Reading, threshold: floa
     return out
 
 
+DISABLED = STATES.index("disabled")
+
+
+def with_dimmed_answers(
+    reading: Reading, rows: npt.NDArray[np.int64], disabled: npt.NDArray[np.float32]
+) -> Reading:
+    """``reading`` with the disabled-state model's chance as the ``rows``' disabled probability."""
+    states = reading.state_probability.copy()
+    states[rows, DISABLED] = disabled
+    return Reading(reading.type_index, reading.type_confidence, states, reading.type_probability)
+
+
 NOT_CHECKABLE = np.array([t not in CHECKABLE for t in TYPES])
 CHECKABLE_INDEX = np.flatnonzero(~NOT_CHECKABLE)
 CHECKED = STATES.index("checked")
@@ -251,6 +264,7 @@ class ReaderAttributeStage(Backend):
         super().__init__(settings)
         self.spec = reader_spec(settings)
         self.checks = CheckReader.configured(settings)
+        self.dimmed = DimmedReader.configured(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -262,9 +276,10 @@ class ReaderAttributeStage(Backend):
 
     def model_version(self) -> str | None:
         version = self.spec.model.version_tag()
-        if self.checks is not None and version is not None:
-            return f"{version}+{self.checks.spec.version_tag()}"
-        return version
+        if version is None:
+            return None
+        helpers = [m.spec.version_tag() for m in (self.checks, self.dimmed) if m is not None]
+        return "+".join([version, *(h for h in helpers if h)])
 
     def load(self) -> Any:
         """The ONNX Runtime session (its file checked against the manifest's sha256), once per process."""
@@ -303,6 +318,8 @@ class ReaderAttributeStage(Backend):
         )
         flat = unmarked(flat, rows[indicator < NO_INDICATOR])
         reading = with_check_answers(reading, rows, on, indicator, own)
+        dimmed_rows, disabled = self.read_dimmed(images, picks, flat, reading)
+        reading = with_dimmed_answers(reading, dimmed_rows, disabled)
         out = []
         start = 0
         for parse, picked in zip(parses, picks, strict=True):
@@ -317,6 +334,26 @@ class ReaderAttributeStage(Backend):
             start += len(picked)
             out.append(parse.with_elements(elements))
         return out
+
+    def read_dimmed(
+        self,
+        images: Sequence[RGBImage],
+        picks: Sequence[Sequence[int]],
+        flat: Sequence[Element],
+        reading: Reading,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The disabled-state model on the elements whose answered type can be disabled (one batched
+        call): their rows in ``flat`` and the chance that each is disabled."""
+        if self.dimmed is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        rows = np.flatnonzero(APPLIES[reading.type_index, DISABLED])
+        if not len(rows):
+            return rows, np.zeros(0, dtype=np.float32)
+        owner = np.repeat(np.arange(len(picks)), [len(p) for p in picks])[rows]
+        boxes = np.asarray([flat[r].bbox for r in rows.tolist()], dtype=np.int64).reshape(-1, 4)
+        size = self.dimmed.height, self.dimmed.width
+        views = np.concatenate([dimmed_views(images[k], boxes[owner == k], *size) for k in range(len(picks))])
+        return rows, self.dimmed.probabilities(self.settings, views)
 
     def read_checks(
         self,

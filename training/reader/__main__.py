@@ -54,27 +54,35 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--metrics", type=Path, help="a JSON file of metrics to record")
     export.add_argument("--data-version", default="", help="what the training data was, for the manifest")
     export.add_argument("--recipe", default="", help="the commands that made it, for the manifest")
-    checks = commands.add_parser("checks", help="the check-state model: views, training, export")
-    checks.add_argument("screens", type=Path, nargs="+", help="data-engine render folders")
-    checks.add_argument("--out", type=Path, required=True)
-    checks.add_argument("--hours", type=float, default=0.25)
-    checks.add_argument("--copies", type=int, default=4, help="augmented passes over the train screens")
-    checks.add_argument("--export", action="store_true", help="write models/<name>.onnx and its entry")
-    checks.add_argument("--models-dir", type=Path, default=Path("models"))
-    checks.add_argument("--name", default="ui-checks")
+    for recipe, model, what, copies in (
+        ("checks", "ui-checks", "the check-state model", 4),
+        ("dimmed", "ui-dimmed", "the disabled-state model", 2),
+    ):
+        small = commands.add_parser(recipe, help=f"{what}: views, training, export")
+        small.add_argument("screens", type=Path, nargs="+", help="data-engine render folders")
+        small.add_argument("--out", type=Path, required=True)
+        small.add_argument("--hours", type=float, default=0.25)
+        small.add_argument(
+            "--copies", type=int, default=copies, help="augmented passes over the train screens"
+        )
+        small.add_argument("--export", action="store_true", help="write models/<name>.onnx and its entry")
+        small.add_argument("--models-dir", type=Path, default=Path("models"))
+        small.add_argument("--name", default=model)
     args = parser.parse_args(argv)
 
-    if args.command == "checks":
-        from training.reader import checks as check_recipe
+    if args.command in ("checks", "dimmed"):
+        from importlib import import_module
 
-        best = check_recipe.train(args.screens, args.out, args.hours, copies=args.copies)
+        small_recipe = import_module(f"training.reader.{args.command}")
+        best = small_recipe.train(args.screens, args.out, args.hours, copies=args.copies)
         print(json.dumps(best))
         if args.export:
             folders = " ".join(str(p) for p in args.screens)
             command = (
-                f"python -m training.reader checks {folders} --out {args.out} --hours {args.hours} --export"
+                f"python -m training.reader {args.command} {folders} --out {args.out} --hours {args.hours} "
+                f"--copies {args.copies} --export"
             )
-            print(check_recipe.export(args.out / "best.pt", args.models_dir, args.name, command))
+            print(small_recipe.export(args.out / "best.pt", args.models_dir, args.name, command))
     elif args.command == "finetune":
         from training.reader.finetune import finetune as run_finetune
 
