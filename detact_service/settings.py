@@ -100,9 +100,9 @@ class AttributeSettings(StageSettings):
         "radios and toggles are on from their indicator at full scale; empty: the reader's own answer.",
     )
     disabled_model: str = Field(
-        "ui-dimmed",
-        description="Disabled-state model (manifest kind `dimmed`) that reads whether the reader's controls "
-        "are disabled from the control at about its own scale; empty, or absent from the manifest: the "
+        "",
+        description="Disabled-state model (manifest kind `dimmed`, e.g. `ui-dimmed`, opt-in) that also reads "
+        "whether the reader's controls are disabled, from the control at about its own scale; empty: the "
         "reader's own answer.",
     )
     batch_size: int = Field(64, ge=1, description="Element views per attribute-model call.")

@@ -67,6 +67,8 @@ class DimmedReader:
     spec: ModelSpec
     height: int
     width: int
+    threshold: float = 0.5
+    """The chance at which a control counts as disabled (the manifest entry's ``conf``)."""
 
     @classmethod
     def configured(cls, settings: Settings) -> DimmedReader | None:
@@ -79,7 +81,8 @@ class DimmedReader:
         except ModelUnavailable:
             return None
         height, width = (int(v) for v in (spec.entry.model_extra or {}).get("view", (HEIGHT, WIDTH)))
-        return cls(spec, height, width)
+        threshold = spec.entry.conf if spec.entry.conf is not None else 0.5
+        return cls(spec, height, width, threshold)
 
     def session(self, settings: Settings) -> Any:
         """The ONNX Runtime session (checked against the manifest's sha256), once per process."""
@@ -100,3 +103,10 @@ class DimmedReader:
         batch = settings.attributes.batch_size
         parts = [session.run(None, {"views": views[i : i + batch]})[0] for i in range(0, len(views), batch)]
         return np.concatenate(parts).reshape(-1).astype(np.float32)
+
+    def as_state_probability(self, chance: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """``chance`` mapped monotonically so that the reader's 0.5 cut falls at this model's threshold."""
+        t = min(max(self.threshold, 1e-6), 1.0 - 1e-6)
+        below = 0.5 * chance / t
+        above = 0.5 + 0.5 * (chance - t) / (1.0 - t)
+        return np.where(chance < t, below, above).astype(np.float32)

@@ -157,9 +157,11 @@ DISABLED = STATES.index("disabled")
 def with_dimmed_answers(
     reading: Reading, rows: npt.NDArray[np.int64], disabled: npt.NDArray[np.float32]
 ) -> Reading:
-    """``reading`` with the disabled-state model's chance as the ``rows``' disabled probability."""
+    """``reading`` with the ``rows``' disabled probability raised to the disabled-state model's chance where
+    that is higher: either model's "disabled" stands (the reader's view sees a greyed-out panel around a
+    control; the dimmed view sees the control's own faded contrast)."""
     states = reading.state_probability.copy()
-    states[rows, DISABLED] = disabled
+    states[rows, DISABLED] = np.maximum(states[rows, DISABLED], disabled)
     return Reading(reading.type_index, reading.type_confidence, states, reading.type_probability)
 
 
@@ -353,7 +355,7 @@ class ReaderAttributeStage(Backend):
         boxes = np.asarray([flat[r].bbox for r in rows.tolist()], dtype=np.int64).reshape(-1, 4)
         size = self.dimmed.height, self.dimmed.width
         views = np.concatenate([dimmed_views(images[k], boxes[owner == k], *size) for k in range(len(picks))])
-        return rows, self.dimmed.probabilities(self.settings, views)
+        return rows, self.dimmed.as_state_probability(self.dimmed.probabilities(self.settings, views))
 
     def read_checks(
         self,

@@ -61,6 +61,10 @@ def test_train_export_and_read_in_the_runtime(folder: Path, tmp_path: Path) -> N
     entry = json.loads((models / "manifest.json").read_text())["models"][0]
     assert entry["kind"] == "dimmed" and entry["view"] == [32, 128] and path.is_file()
     settings = Settings(models_dir=models)
+    settings = settings.model_copy(
+        update={"attributes": settings.attributes.model_copy(update={"disabled_model": "ui-dimmed"})}
+    )
+    assert DimmedReader.configured(Settings(models_dir=models)) is None  # opt-in: off unless named
     reader = DimmedReader.configured(settings)
     assert reader is not None and (reader.height, reader.width) == (32, 128)
     pixels, elements = _screen([True, False, False, True])

@@ -24,11 +24,11 @@ def test_views_hold_the_control_with_a_margin_of_its_surroundings() -> None:
     assert views[1].min() == 240
 
 
-def test_the_model_s_answer_replaces_the_readers_disabled_chance_for_its_rows_only() -> None:
+def test_the_model_s_answer_raises_the_readers_disabled_chance_for_its_rows_only() -> None:
     states = np.full((3, 4), 0.2, dtype=np.float32)
     reading = Reading(np.zeros(3, np.int64), np.ones(3, np.float32), states)
     answered = with_dimmed_answers(reading, np.array([0, 2]), np.array([0.9, 0.1], np.float32))
-    assert answered.state_probability[:, DISABLED].tolist() == pytest.approx([0.9, 0.2, 0.1])
+    assert answered.state_probability[:, DISABLED].tolist() == pytest.approx([0.9, 0.2, 0.2])
     assert reading.state_probability[0, DISABLED] == pytest.approx(0.2)  # the input is left as it was
 
 
@@ -38,3 +38,10 @@ def test_no_model_named_means_none() -> None:
         update={"attributes": settings.attributes.model_copy(update={"disabled_model": ""})}
     )
     assert DimmedReader.configured(settings) is None
+
+
+def test_the_models_threshold_becomes_the_readers_half_way_cut() -> None:
+    reader = DimmedReader(spec=None, height=HEIGHT, width=WIDTH, threshold=0.8)  # type: ignore[arg-type]
+    mapped = reader.as_state_probability(np.array([0.0, 0.4, 0.79, 0.8, 0.9, 1.0], dtype=np.float32))
+    assert mapped.tolist() == pytest.approx([0.0, 0.25, 0.49375, 0.5, 0.75, 1.0])
+    assert ((mapped >= 0.5) == (np.array([0.0, 0.4, 0.79, 0.8, 0.9, 1.0]) >= 0.8)).all()

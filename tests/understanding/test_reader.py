@@ -129,11 +129,21 @@ def test_shipped_reader_reads_a_selected_tab(stage: ReaderAttributeStage, page: 
 
 
 @pytest.mark.xfail(
-    strict=True, reason="issue 20: ui-reader r1 misses Chromium's default disabled button (p = 0.2)"
+    strict=True, reason="issue 20: ui-reader misses Chromium's default disabled button (p = 0.2)"
 )
 def test_shipped_reader_reads_a_disabled_button(stage: ReaderAttributeStage, page: Page) -> None:
     read = read_page(stage, page)
     assert read["gone"].state.disabled is True
+
+
+def test_the_opt_in_dimmed_model_reads_the_disabled_button(page: Page) -> None:
+    settings = Settings()
+    attributes = settings.attributes.model_copy(update={"disabled_model": "ui-dimmed"})
+    with_dimmed = ReaderAttributeStage(settings.model_copy(update={"attributes": attributes}))
+    assert with_dimmed.dimmed is not None, "ui-dimmed is not in the manifest"
+    read = read_page(with_dimmed, page)
+    assert read["gone"].state.disabled is True and read["save"].state.disabled is False
+    assert read["name"].state.disabled is False
 
 
 def test_a_marked_checkbox_stays_one_unless_the_reader_is_sure() -> None:
