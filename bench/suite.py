@@ -153,6 +153,29 @@ def run_worker(
         return result
 
 
+def measure(
+    run_: Run,
+    parser: str,
+    where: str,
+    size: tuple[int, int],
+    screens: Sequence[BenchScreen],
+    batch: int,
+    weights: str | None,
+    log: Callable[[str], None],
+) -> dict[str, dict[str, Any]]:
+    """One worker run, its time kept under ``parser @ where``: the measurements of each of its result
+    rows, or the worker's error for each."""
+    t0 = time.perf_counter()
+    result = run_worker(parser, size, screens, batch, weights)
+    seconds = time.perf_counter() - t0
+    run_.timings_s[f"{parser} @ {where}"] = seconds
+    if "error" in result:
+        log(f"[bench] {parser} @ {where}: FAILED {result['error']} ({seconds:.0f} s)")
+        return {row: {"error": result["error"]} for row in WORKER_ROWS.get(parser, (parser,))}
+    log(f"[bench] {parser} @ {where}: {seconds:.0f} s")
+    return dict(result)
+
+
 def extra_screens(name: str, cache: Path = CACHE) -> tuple[tuple[int, int], list[BenchScreen]]:
     """The screen size and screens of a latency-only set (no screens when its images are not here)."""
     if name == "dense":
@@ -178,13 +201,8 @@ def run_extras(run_: Run, weights: str | None, log: Callable[[str], None]) -> No
             continue
         run_.extras[name] = {}
         for parser in run_.rows:
-            t0 = time.perf_counter()
-            result = run_worker(parser, size, screens, len(screens), weights)
-            seconds = time.perf_counter() - t0
-            run_.timings_s[f"{parser} @ {name} ({len(screens)} parses)"] = seconds
-            for row in WORKER_ROWS.get(parser, (parser,)):
-                run_.extras[name][row] = result.get(row, {"error": result.get("error", "no result")})
-            log(f"[bench] {parser} @ {name}: {len(screens)} parses in {seconds:.0f} s")
+            where = f"{name} ({len(screens)} parses)"
+            run_.extras[name].update(measure(run_, parser, where, size, screens, len(screens), weights, log))
 
 
 def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> Run:
@@ -208,19 +226,11 @@ def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> R
     for parser in rows:
         for size in plan.sizes:
             chosen = everything if size == plan.reference else subset
-            t0 = time.perf_counter()
-            result = run_worker(parser, size, chosen, len(subset), weights)
-            seconds = time.perf_counter() - t0
-            run_.timings_s[f"{parser} @ {size_name(size)} ({len(chosen)} screens)"] = seconds
-            if "error" in result:
-                log(f"[bench] {parser} @ {size_name(size)}: FAILED {result['error']} ({seconds:.0f} s)")
-                names = WORKER_ROWS.get(parser, (parser,))
-                for name in names:
-                    run_.results[(name, size)] = {"error": result["error"]}
-                continue
-            for name, measured in result.items():
+            where = f"{size_name(size)} ({len(chosen)} screens)"
+            for name, measured in measure(
+                run_, parser, where, size, chosen, len(subset), weights, log
+            ).items():
                 run_.results[(name, size)] = measured
-            log(f"[bench] {parser} @ {size_name(size)}: {len(chosen)} screens in {seconds:.0f} s")
     run_extras(run_, weights, log)
     run_.load = (load_start, os.getloadavg()[0])
     save_run(run_)

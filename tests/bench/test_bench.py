@@ -151,3 +151,17 @@ def test_latency_only_sets_report_ours_as_ratios_of_the_peer_and_survive_a_reloa
     assert again.plan.extra_sets == ("dense",) and again.extras == run.extras
     with pytest.raises(ValueError, match="unknown screen set"):
         suite.extra_screens("nowhere")
+
+
+def test_a_failed_worker_marks_each_of_its_rows_and_its_time_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.suite as suite
+
+    monkeypatch.setattr(suite, "run_worker", lambda *args: {"error": "boom"})
+    run = Run(Plan("test", ((1280, 720),), (1280, 720), 1, 1), [], {}, ["easyocr+omniparser"])
+    rows = suite.measure(
+        run, "easyocr+omniparser", "dense (3 parses)", (1920, 1080), [], 3, None, lambda _: None
+    )
+    assert rows == {"easyocr": {"error": "boom"}, "omniparser": {"error": "boom"}}
+    assert list(run.timings_s) == ["easyocr+omniparser @ dense (3 parses)"]
+    monkeypatch.setattr(suite, "run_worker", lambda *args: {"profile:full": _measured([5.0])})
+    assert list(suite.measure(run, "profile:full", "x", (1280, 720), [], 1, None, print)) == ["profile:full"]
