@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import ScreenParse
-from detact_service.models import ModelUnavailable, backend_modules
+from detact_service.models import ModelSpec, ModelUnavailable, backend_modules, onnx_session
 from detact_service.reparse import Changes
 from detact_service.settings import Settings
 
@@ -211,6 +211,23 @@ def cached_model(key: Hashable, loader: Callable[[], T]) -> T:
         if key not in _model_cache:
             _model_cache[key] = loader()
         return _model_cache[key]  # type: ignore[return-value]
+
+
+def verified_session(spec: ModelSpec, use_cuda: bool, threads: int = 0) -> Any:
+    """The ONNX Runtime session of a manifest entry's file (checked against its sha256 on first load),
+    once per process per file, device and thread count."""
+
+    def load() -> Any:
+        spec.verify()
+        return onnx_session(spec.path, threads, use_cuda)
+
+    return cached_model(("onnx", str(spec.path), use_cuda, threads), load)
+
+
+def run_views(session: Any, views: npt.NDArray[np.uint8], batch: int) -> list[npt.NDArray[np.float32]]:
+    """Each output of a model whose input is ``views``, over all the views, run ``batch`` at a time."""
+    parts = [session.run(None, {"views": views[i : i + batch]}) for i in range(0, len(views), batch)]
+    return [np.concatenate([part[k] for part in parts]) for k in range(len(parts[0]))]
 
 
 def loaded_model_keys() -> list[Hashable]:

@@ -186,3 +186,17 @@ def test_a_wheel_can_bring_a_backend_through_an_entry_point(
     finally:
         unregister_backend("colors", "toy-ep")
         sys.modules.pop("toy_ep_module", None)
+
+
+def test_a_verified_session_loads_once_and_batched_views_read_as_one_call() -> None:
+
+    from detact_service.models import model_spec
+    from detact_service.stages import run_views, verified_session
+
+    spec = model_spec(Settings().models_dir, "dimmed", "ui-dimmed")
+    session = verified_session(spec, use_cuda=False)
+    assert verified_session(spec, use_cuda=False) is session
+    views = np.random.default_rng(0).integers(0, 256, (5, 32, 128, 3), dtype=np.uint8)
+    (in_twos,) = run_views(session, views, batch=2)
+    (at_once,) = run_views(session, views, batch=8)
+    assert in_twos.shape[0] == 5 and np.allclose(in_twos, at_once, atol=1e-5)

@@ -23,11 +23,10 @@ from detact_service.models import (
     ModelUnavailable,
     model_entry,
     model_spec,
-    onnx_session,
     resolve_device,
 )
 from detact_service.settings import Settings
-from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
+from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
 
 NMS_IOU = 0.5
 DEFAULT_CONF = 0.25  # for a manifest entry that names no confidence of its own
@@ -229,14 +228,7 @@ class YoloOnnxDetector(Backend):
     def load(self, spec: ModelSpec | None = None) -> Any:
         """The ONNX Runtime session of ``spec`` (default: the first detector), its file checked against the
         manifest's sha256 first."""
-        use_cuda = resolve_device(self.settings) == "cuda"
-        model = spec or self.spec
-
-        def load() -> Any:
-            model.verify()
-            return onnx_session(model.path, 0, use_cuda)
-
-        return cached_model(("yolo-onnx", str(model.path), use_cuda), load)
+        return verified_session(spec or self.spec, resolve_device(self.settings) == "cuda")
 
     @property
     def specs(self) -> list[ModelSpec]:

@@ -13,15 +13,14 @@ icons and ruler ticks radios, and the check model overrules it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
+from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import cached_model
+from detact_service.stages import run_views, verified_session
 
 RGBImage = npt.NDArray[np.uint8]
 KIND = "checks"
@@ -98,17 +97,6 @@ class CheckReader:
             return None
         return cls(spec, int(spec.entry.input_size))
 
-    def session(self, settings: Settings) -> Any:
-        """The ONNX Runtime session (checked against the manifest's sha256), once per process."""
-        use_cuda = resolve_device(settings) == "cuda"
-        spec = self.spec
-
-        def load() -> Any:
-            spec.verify()
-            return onnx_session(spec.path, 0, use_cuda)
-
-        return cached_model(("checks-onnx", str(spec.path), use_cuda), load)
-
     def probabilities(
         self, settings: Settings, views: RGBImage
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -116,9 +104,6 @@ class CheckReader:
         per ``batch_size`` views)."""
         if not len(views):
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
-        session = self.session(settings)
-        batch = settings.attributes.batch_size
-        parts = [session.run(None, {"views": views[i : i + batch]}) for i in range(0, len(views), batch)]
-        on = np.concatenate([p[0] for p in parts]).reshape(-1).astype(np.float32)
-        checkable = np.concatenate([p[1] for p in parts]).reshape(-1).astype(np.float32)
-        return on, checkable
+        session = verified_session(self.spec, resolve_device(settings) == "cuda")
+        on, checkable = run_views(session, views, settings.attributes.batch_size)
+        return on.reshape(-1).astype(np.float32), checkable.reshape(-1).astype(np.float32)

@@ -11,15 +11,14 @@ reads as the chance that it is disabled.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
+from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import cached_model
+from detact_service.stages import run_views, verified_session
 
 RGBImage = npt.NDArray[np.uint8]
 KIND = "dimmed"
@@ -84,25 +83,13 @@ class DimmedReader:
         threshold = spec.entry.conf if spec.entry.conf is not None else 0.5
         return cls(spec, height, width, threshold)
 
-    def session(self, settings: Settings) -> Any:
-        """The ONNX Runtime session (checked against the manifest's sha256), once per process."""
-        use_cuda = resolve_device(settings) == "cuda"
-        spec = self.spec
-
-        def load() -> Any:
-            spec.verify()
-            return onnx_session(spec.path, 0, use_cuda)
-
-        return cached_model(("dimmed-onnx", str(spec.path), use_cuda), load)
-
     def probabilities(self, settings: Settings, views: RGBImage) -> npt.NDArray[np.float32]:
         """For each view, the chance that the control is disabled (one call per ``batch_size`` views)."""
         if not len(views):
             return np.zeros(0, dtype=np.float32)
-        session = self.session(settings)
-        batch = settings.attributes.batch_size
-        parts = [session.run(None, {"views": views[i : i + batch]})[0] for i in range(0, len(views), batch)]
-        return np.concatenate(parts).reshape(-1).astype(np.float32)
+        session = verified_session(self.spec, resolve_device(settings) == "cuda")
+        (disabled,) = run_views(session, views, settings.attributes.batch_size)
+        return disabled.reshape(-1).astype(np.float32)
 
     def as_state_probability(self, chance: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """``chance`` mapped monotonically so that the reader's 0.5 cut falls at this model's threshold."""

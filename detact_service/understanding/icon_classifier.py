@@ -26,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
-from detact_service.models import ModelSpec, model_spec, onnx_session, resolve_device
+from detact_service.models import ModelSpec, model_spec, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
+from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
 from detact_service.understanding.icons import (
     FRAME,
     INDEX_FILE,
@@ -161,13 +161,8 @@ def classifier_spec(settings: Settings) -> ModelSpec:
 
 
 def load_classifier(spec: ModelSpec, use_cuda: bool = False) -> IconClassifier:
-    """The classifier of a manifest entry, once per process (file checked against its sha256)."""
-
-    def load() -> IconClassifier:
-        spec.verify()
-        return IconClassifier(onnx_session(spec.path, 1, use_cuda), spec.classes)
-
-    return cached_model(("icon-classifier-onnx", str(spec.path), use_cuda), load)
+    """The classifier of a manifest entry; its session once per process (file checked against its sha256)."""
+    return IconClassifier(verified_session(spec, use_cuda, threads=1), spec.classes)
 
 
 def named_element(element: Element, icon: str) -> Element:

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
+from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.settings import Settings
-from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
+from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
@@ -285,14 +285,7 @@ class ReaderAttributeStage(Backend):
 
     def load(self) -> Any:
         """The ONNX Runtime session (its file checked against the manifest's sha256), once per process."""
-        use_cuda = resolve_device(self.settings) == "cuda"
-        spec = self.spec.model
-
-        def load() -> Any:
-            spec.verify()
-            return onnx_session(spec.path, 0, use_cuda)
-
-        return cached_model(("reader-onnx", str(spec.path), use_cuda), load)
+        return verified_session(self.spec.model, resolve_device(self.settings) == "cuda")
 
     def read_picked(
         self, images: Sequence[RGBImage], parses: Sequence[ScreenParse], picks: Sequence[Sequence[int]]
