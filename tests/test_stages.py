@@ -189,7 +189,6 @@ def test_a_wheel_can_bring_a_backend_through_an_entry_point(
 
 
 def test_a_verified_session_loads_once_and_batched_views_read_as_one_call() -> None:
-
     from detact_service.models import model_spec
     from detact_service.stages import run_views, verified_session
 
