@@ -93,6 +93,35 @@ def detector_like(
     return x1, y1, min(x2 + stretch, width), y2
 
 
+def screen_copies(
+    screen: npt.NDArray[np.uint8], boxes: npt.NDArray[np.int64], split: str, copies: int, rng: random.Random
+) -> Iterator[tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]]:
+    """The screen and its labelled boxes as they are (val, test), or ``copies`` augmented passes with the
+    boxes as a detector draws them (train)."""
+    if split != "train":
+        yield screen, boxes
+        return
+    for _ in range(copies):
+        image, scale = augment(screen, rng)
+        h, w = image.shape[:2]
+        resized = np.round(boxes * scale).astype(np.int64).tolist()
+        yield image, np.array([detector_like(tuple(b), rng, w, h) for b in resized], dtype=np.int64)
+
+
+def view_head(outputs: int, pool: nn.Module) -> nn.Sequential:
+    """The small head of a view model on ``features[:14]`` (96 channels): a 1x1 conv, ``pool``, a linear
+    layer with ``outputs`` logits."""
+    return nn.Sequential(
+        nn.Conv2d(96, 128, 1),
+        nn.BatchNorm2d(128),
+        nn.ReLU6(inplace=True),
+        pool,
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(128, outputs),
+    )
+
+
 def split_views(folders: Sequence[Path], split: str, side: int, copies: int, seed: int) -> Iterator[CheckSet]:
     """The check views of one split: every labelled checkable and a few other elements, screen by screen."""
     from PIL import Image
@@ -124,13 +153,7 @@ def split_views(folders: Sequence[Path], split: str, side: int, copies: int, see
                 [int(bool(e.state.checked)) if e.type in CHECKABLE else -1 for e in chosen], np.int8
             )
             boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
-            for _ in range(copies if split == "train" else 1):
-                image, scaled = screen, boxes
-                if split == "train":
-                    image, scale = augment(screen, rng)
-                    h, w = image.shape[:2]
-                    resized = np.round(boxes * scale).astype(np.int64).tolist()
-                    scaled = np.array([detector_like(tuple(b), rng, w, h) for b in resized], dtype=np.int64)
+            for image, scaled in screen_copies(screen, boxes, split, copies, rng):
                 sources = np.full(len(on), item.labels.source)
                 yield CheckSet(check_views(image, scaled, side), on, sources)
 
@@ -150,15 +173,7 @@ class CheckNet(nn.Module):
     def __init__(self, pretrained: bool = True) -> None:
         super().__init__()
         self.trunk = backbone(pretrained)[:TRUNK_BLOCKS]
-        self.head = nn.Sequential(
-            nn.Conv2d(96, 128, 1),
-            nn.BatchNorm2d(128),
-            nn.ReLU6(inplace=True),
-            nn.AdaptiveMaxPool2d(1),
-            nn.Flatten(),
-            nn.Dropout(0.2),
-            nn.Linear(128, 2),
-        )
+        self.head = view_head(2, nn.AdaptiveMaxPool2d(1))
 
     def logits(self, views: torch.Tensor) -> torch.Tensor:
         x = nn.functional.interpolate(

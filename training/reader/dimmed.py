@@ -31,8 +31,7 @@ from detact_service.core import ElementType
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.attribute_codec import NOT_FOCUSABLE
 from detact_service.understanding.dimmed import HEIGHT, KIND, WIDTH, dimmed_views
-from training.reader.checks import TRUNK_BLOCKS, detector_like
-from training.reader.data import augment
+from training.reader.checks import TRUNK_BLOCKS, screen_copies, view_head
 from training.reader.model import WEIGHTS_SHA256, backbone, normalise
 
 PER_SCREEN = 6
@@ -81,13 +80,7 @@ def split_views(folders: Sequence[Path], split: str, copies: int, seed: int) -> 
             target = np.array([int(bool(e.state.disabled)) for e in chosen], np.int8)
             boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
             types = np.array([e.type.value for e in chosen])
-            for _ in range(copies if split == "train" else 1):
-                image, scaled = screen, boxes
-                if split == "train":
-                    image, scale = augment(screen, rng)
-                    h, w = image.shape[:2]
-                    resized = np.round(boxes * scale).astype(np.int64).tolist()
-                    scaled = np.array([detector_like(tuple(b), rng, w, h) for b in resized], dtype=np.int64)
+            for image, scaled in screen_copies(screen, boxes, split, copies, rng):
                 sources = np.full(len(target), item.labels.source)
                 yield DimmedSet(dimmed_views(image, scaled), target, sources, types)
 
@@ -110,15 +103,7 @@ class DimmedNet(nn.Module):
     def __init__(self, pretrained: bool = True) -> None:
         super().__init__()
         self.trunk = backbone(pretrained)[:TRUNK_BLOCKS]
-        self.head = nn.Sequential(
-            nn.Conv2d(96, 128, 1),
-            nn.BatchNorm2d(128),
-            nn.ReLU6(inplace=True),
-            nn.AdaptiveAvgPool2d(1),
-            nn.Flatten(),
-            nn.Dropout(0.2),
-            nn.Linear(128, 1),
-        )
+        self.head = view_head(1, nn.AdaptiveAvgPool2d(1))
 
     def logits(self, views: torch.Tensor) -> torch.Tensor:
         return self.head(self.trunk(normalise(views)))[:, 0]
