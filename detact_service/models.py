@@ -281,6 +281,16 @@ def model_spec(models_dir: Path, kind: str, name: str) -> ModelSpec:
     return ModelSpec(entry, path)
 
 
+def optional_model_spec(models_dir: Path, kind: str, name: str) -> ModelSpec | None:
+    """The ``kind`` model ``name`` when one is named and usable here, else None (an optional helper model)."""
+    if not name:
+        return None
+    try:
+        return model_spec(models_dir, kind, name)
+    except ModelUnavailable:
+        return None
+
+
 def backend_modules(models_dir: Path) -> dict[str, str]:
     """``backend -> module`` for manifest entries that bring their own backend (plug-ins)."""
     return {m.backend: m.module for m in read_manifest(models_dir).models if m.backend and m.module}

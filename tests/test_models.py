@@ -132,3 +132,14 @@ def test_models_from_installed_packages_carry_their_provenance(
 def test_devices_are_resolved_here() -> None:
     assert resolve_device("cpu") == "cpu" and resolve_device(Settings(device="cuda")) == "cuda"
     assert resolve_device(Settings(device="auto")) in {"cpu", "cuda"}
+
+
+def test_an_optional_model_is_none_when_unnamed_or_not_shipped(tmp_path: Path) -> None:
+    from detact_service.models import optional_model_spec
+
+    models = Settings().models_dir
+    assert optional_model_spec(models, "dimmed", "") is None
+    assert optional_model_spec(models, "dimmed", "no-such-model") is None
+    assert optional_model_spec(tmp_path, "dimmed", "ui-dimmed") is None  # no manifest there
+    spec = optional_model_spec(models, "dimmed", "ui-dimmed")
+    assert spec is not None and spec.path.name == "ui-dimmed.onnx"

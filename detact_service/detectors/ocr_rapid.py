@@ -45,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_items
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, onnx_session, resolve_device
+from detact_service.models import ModelSpec, onnx_session, optional_model_spec, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
@@ -262,11 +262,7 @@ class RapidOCRStage(OcrStage):
         models = self.models()
         if not (self.settings.ocr.int8 and models.rec_int8) or resolve_device(self.settings) == "cuda":
             return None
-        try:
-            spec = model_spec(self.settings.models_dir, "ocr-rec", models.rec_int8)
-        except ModelUnavailable:
-            return None
-        return spec
+        return optional_model_spec(self.settings.models_dir, "ocr-rec", models.rec_int8)
 
     def _engine(self) -> PaddleOcrEngine:
         use_cuda = resolve_device(self.settings) == "cuda"

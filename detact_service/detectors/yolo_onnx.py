@@ -23,6 +23,7 @@ from detact_service.models import (
     ModelUnavailable,
     model_entry,
     model_spec,
+    optional_model_spec,
     resolve_device,
 )
 from detact_service.settings import Settings
@@ -51,10 +52,7 @@ def int8_detector(settings: Settings, name: str | None = None) -> ModelSpec | No
     name = name or settings.detector.model
     if not settings.detector.int8 or name.endswith(INT8_SUFFIX) or resolve_device(settings) == "cuda":
         return None
-    try:
-        return model_spec(settings.models_dir, "detector", name + INT8_SUFFIX)
-    except ModelUnavailable:
-        return None
+    return optional_model_spec(settings.models_dir, "detector", name + INT8_SUFFIX)
 
 
 def detector_spec(settings: Settings, name: str) -> ModelSpec:

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
+from detact_service.models import ModelSpec, optional_model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import run_views, verified_session
 
@@ -88,14 +88,8 @@ class CheckReader:
     @classmethod
     def configured(cls, settings: Settings) -> CheckReader | None:
         """The configured model, or None when it is not named or not shipped here."""
-        name = settings.attributes.check_model
-        if not name:
-            return None
-        try:
-            spec = model_spec(settings.models_dir, KIND, name)
-        except ModelUnavailable:
-            return None
-        return cls(spec, int(spec.entry.input_size))
+        spec = optional_model_spec(settings.models_dir, KIND, settings.attributes.check_model)
+        return None if spec is None else cls(spec, int(spec.entry.input_size))
 
     def probabilities(
         self, settings: Settings, views: RGBImage

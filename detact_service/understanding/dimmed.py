@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
+from detact_service.models import ModelSpec, optional_model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import run_views, verified_session
 
@@ -72,12 +72,8 @@ class DimmedReader:
     @classmethod
     def configured(cls, settings: Settings) -> DimmedReader | None:
         """The configured model, or None when it is not named or not shipped here."""
-        name = settings.attributes.disabled_model
-        if not name:
-            return None
-        try:
-            spec = model_spec(settings.models_dir, KIND, name)
-        except ModelUnavailable:
+        spec = optional_model_spec(settings.models_dir, KIND, settings.attributes.disabled_model)
+        if spec is None:
             return None
         height, width = (int(v) for v in (spec.entry.model_extra or {}).get("view", (HEIGHT, WIDTH)))
         threshold = spec.entry.conf if spec.entry.conf is not None else 0.5
