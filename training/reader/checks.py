@@ -37,6 +37,7 @@ from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.attribute_codec import CHECKABLE
 from detact_service.understanding.checks import KIND, SIDE, check_views
 from training.attributes.data import jitter_box
+from training.data.export import Item, drop_cross_split_duplicates, load_items
 from training.reader.data import augment
 from training.reader.model import WEIGHTS_SHA256, backbone, normalise
 
@@ -122,40 +123,42 @@ def view_head(outputs: int, pool: nn.Module) -> nn.Sequential:
     )
 
 
-def split_views(folders: Sequence[Path], split: str, side: int, copies: int, seed: int) -> Iterator[CheckSet]:
-    """The check views of one split: every labelled checkable and a few other elements, screen by screen."""
-    from PIL import Image
-
-    from training.data.export import drop_cross_split_duplicates, load_items
-
+def split_items(folders: Sequence[Path], split: str, seed: int) -> Iterator[tuple[Item, random.Random]]:
+    """Each rendered screen of ``split`` in ``folders`` (near-duplicates across splits dropped), with a
+    random stream of its own (fixed by ``seed`` and its path)."""
     for folder in folders:
         items, _ = drop_cross_split_duplicates(load_items(folder))
         for item in items:
-            if item.split != split:
-                continue
-            rng = random.Random(f"{seed}-{item.image_path}")
-            checkables = [
-                e for e in item.labels.elements if e.type in CHECKABLE and e.state.checked is not None
-            ]
-            others = [
-                e
-                for e in item.labels.elements
-                if e.type not in CHECKABLE
-                and e.type is not ElementType.REGION
-                and min(e.width, e.height) >= 4
-            ]
-            chosen = checkables + rng.sample(others, min(len(others), NEGATIVES))
-            if not chosen:
-                continue
-            with Image.open(item.image_path) as opened:
-                screen = np.asarray(opened.convert("RGB"))
-            on = np.array(
-                [int(bool(e.state.checked)) if e.type in CHECKABLE else -1 for e in chosen], np.int8
-            )
-            boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
-            for image, scaled in screen_copies(screen, boxes, split, copies, rng):
-                sources = np.full(len(on), item.labels.source)
-                yield CheckSet(check_views(image, scaled, side), on, sources)
+            if item.split == split:
+                yield item, random.Random(f"{seed}-{item.image_path}")
+
+
+def item_screen(item: Item) -> npt.NDArray[np.uint8]:
+    """A rendered screen's pixels, RGB."""
+    from PIL import Image
+
+    with Image.open(item.image_path) as opened:
+        return np.asarray(opened.convert("RGB"))
+
+
+def split_views(folders: Sequence[Path], split: str, side: int, copies: int, seed: int) -> Iterator[CheckSet]:
+    """The check views of one split: every labelled checkable and a few other elements, screen by screen."""
+    for item, rng in split_items(folders, split, seed):
+        checkables = [e for e in item.labels.elements if e.type in CHECKABLE and e.state.checked is not None]
+        others = [
+            e
+            for e in item.labels.elements
+            if e.type not in CHECKABLE and e.type is not ElementType.REGION and min(e.width, e.height) >= 4
+        ]
+        chosen = checkables + rng.sample(others, min(len(others), NEGATIVES))
+        if not chosen:
+            continue
+        screen = item_screen(item)
+        on = np.array([int(bool(e.state.checked)) if e.type in CHECKABLE else -1 for e in chosen], np.int8)
+        boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
+        for image, scaled in screen_copies(screen, boxes, split, copies, rng):
+            sources = np.full(len(on), item.labels.source)
+            yield CheckSet(check_views(image, scaled, side), on, sources)
 
 
 def gather(folders: Sequence[Path], split: str, side: int, copies: int, seed: int) -> CheckSet:

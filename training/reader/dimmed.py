@@ -14,7 +14,6 @@ kept and, with ``--export``, written to ``models/<name>.onnx`` with its manifest
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -31,7 +30,7 @@ from detact_service.core import ElementType
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.attribute_codec import NOT_FOCUSABLE
 from detact_service.understanding.dimmed import HEIGHT, KIND, WIDTH, dimmed_views
-from training.reader.checks import TRUNK_BLOCKS, screen_copies, view_head
+from training.reader.checks import TRUNK_BLOCKS, item_screen, screen_copies, split_items, view_head
 from training.reader.model import WEIGHTS_SHA256, backbone, normalise
 
 PER_SCREEN = 6
@@ -52,37 +51,27 @@ class DimmedSet:
 
 def split_views(folders: Sequence[Path], split: str, copies: int, seed: int) -> Iterator[DimmedSet]:
     """The views of one split, screen by screen."""
-    from PIL import Image
-
-    from training.data.export import drop_cross_split_duplicates, load_items
-
-    for folder in folders:
-        items, _ = drop_cross_split_duplicates(load_items(folder))
-        for item in items:
-            if item.split != split:
-                continue
-            rng = random.Random(f"{seed}-{item.image_path}")
-            known = [
-                e
-                for e in item.labels.elements
-                if e.state.disabled is not None
-                and e.type not in NOT_FOCUSABLE
-                and e.type is not ElementType.SCROLLBAR
-                and min(e.width, e.height) >= 4
-            ]
-            off = [e for e in known if e.state.disabled]
-            on = [e for e in known if not e.state.disabled]
-            chosen = off + rng.sample(on, min(len(on), PER_SCREEN))
-            if not chosen:
-                continue
-            with Image.open(item.image_path) as opened:
-                screen = np.asarray(opened.convert("RGB"))
-            target = np.array([int(bool(e.state.disabled)) for e in chosen], np.int8)
-            boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
-            types = np.array([e.type.value for e in chosen])
-            for image, scaled in screen_copies(screen, boxes, split, copies, rng):
-                sources = np.full(len(target), item.labels.source)
-                yield DimmedSet(dimmed_views(image, scaled), target, sources, types)
+    for item, rng in split_items(folders, split, seed):
+        known = [
+            e
+            for e in item.labels.elements
+            if e.state.disabled is not None
+            and e.type not in NOT_FOCUSABLE
+            and e.type is not ElementType.SCROLLBAR
+            and min(e.width, e.height) >= 4
+        ]
+        off = [e for e in known if e.state.disabled]
+        on = [e for e in known if not e.state.disabled]
+        chosen = off + rng.sample(on, min(len(on), PER_SCREEN))
+        if not chosen:
+            continue
+        screen = item_screen(item)
+        target = np.array([int(bool(e.state.disabled)) for e in chosen], np.int8)
+        boxes = np.array([e.bbox for e in chosen], dtype=np.int64)
+        types = np.array([e.type.value for e in chosen])
+        for image, scaled in screen_copies(screen, boxes, split, copies, rng):
+            sources = np.full(len(target), item.labels.source)
+            yield DimmedSet(dimmed_views(image, scaled), target, sources, types)
 
 
 def gather(folders: Sequence[Path], split: str, copies: int, seed: int) -> DimmedSet:
