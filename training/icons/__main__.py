@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--lookalike", type=float, default=1.0, help="below 1: drop lookalike unknowns")
     train.add_argument("--width", type=int, default=32, help="the CNN's base channel count")
     train.add_argument("--max-vocab", type=int, default=400, help="the most meanings the CNN learns")
+    train.add_argument("--all-unknowns", action="store_true", help="every set's other glyphs teach unknown")
+    train.add_argument("--vocab", type=Path, help="keep an earlier run's vocab.json (classes, common 100)")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -60,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             width=args.width,
             seed=args.seed,
             max_vocab=args.max_vocab,
+            vocab_file=args.vocab,
+            all_unknowns=args.all_unknowns,
         )
     elif args.command == "export":
         from training.icons.evaluate import summary

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from training.icons.sources import ICON_SETS, SRC_DIR, IconSet, glyph_files, meaning
+from training.icons.sources import ICON_SETS, SRC_DIR, IconSet, glyph_svgs, meaning
 
 RENDER_SIZE = 128
 MASK_SIZE = 64
@@ -83,13 +83,12 @@ def render_font_set(icon_set: IconSet) -> tuple[list[npt.NDArray[np.uint8]], lis
 def render_svg_set(
     icon_set: IconSet, src_dir: Path
 ) -> tuple[list[npt.NDArray[np.uint8]], list[str], list[str]]:
-    """Masks, meanings and glyph names of an SVG set (each stroke width for stroke-drawn sets)."""
+    """Masks, meanings and glyph names of an SVG or Iconify set (each stroke width for stroke-drawn sets)."""
     masks, names, glyphs = [], [], []
-    for path in glyph_files(icon_set, src_dir):
-        name = meaning(path.stem, icon_set)
+    for stem, svg in glyph_svgs(icon_set, src_dir):
+        name = meaning(stem, icon_set)
         if name is None:
             continue
-        svg = path.read_bytes()
         for width in icon_set.stroke_widths or (None,):
             try:
                 ink = render_svg(svg if width is None else with_stroke(svg, width))
@@ -100,7 +99,7 @@ def render_svg_set(
                 continue
             masks.append(mask)
             names.append(name)
-            glyphs.append(path.stem if width is None else f"{path.stem}@{width:g}")
+            glyphs.append(stem if width is None else f"{stem}@{width:g}")
     return masks, names, glyphs
 
 

@@ -12,6 +12,7 @@ the names icon sets use for one UI meaning to one word (``gear``/``cog``/``cog-6
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -33,13 +34,15 @@ class IconSet:
     set_id: str
     family: str
     split: str  # "train" or "held_out"
-    kind: str  # "font" (a qtawesome set id) or "svg" (a glob under SRC_DIR)
+    kind: str  # "font" (a qtawesome set id), "svg" (a glob under SRC_DIR) or "iconify" (its icons.json)
     where: str
     licence: str
     package: str
     strip: tuple[str, ...] = ()  # suffixes (with their dash) this set adds for style or size
     prefix: tuple[str, ...] = ()  # prefixes this set adds to every name ("bx-", "bxs-")
     stroke_widths: tuple[float, ...] = ()  # re-rendered at these stroke widths (stroke-drawn sets)
+    exclude: str = ""  # a regex: glyph names of styles left out (duotone: two inks that a mask merges)
+    teaches_unknown: bool = True  # its out-of-vocabulary glyphs are taught as ``unknown``
 
 
 def styles(
@@ -59,6 +62,28 @@ def styles(
             strip=tuple(suffix.format(style=style) for suffix in strip),
         )
         for style in names
+    )
+
+
+def iconify(
+    name: str, licence: str, strip: tuple[str, ...] = (), exclude: str = "", family: str = ""
+) -> IconSet:
+    """A training set from an ``@iconify-json/<name>`` package (all its styles, one family).
+
+    Its out-of-vocabulary glyphs are not taught as ``unknown``: its names were not read one by one, and a
+    set that calls a gear ``setting`` would otherwise teach a vocabulary meaning as ``unknown``.
+    """
+    return IconSet(
+        f"iconify-{name}",
+        family or name,
+        "train",
+        "iconify",
+        f"iconify/iconify-json-{name}-*/package/icons.json",
+        licence,
+        f"@iconify-json/{name}",
+        strip=strip,
+        exclude=exclude,
+        teaches_unknown=False,
     )
 
 
@@ -253,6 +278,36 @@ ICON_SETS: tuple[IconSet, ...] = (
         "zondicons",
         strip=("-outline", "-solid"),
     ),
+    # added 2026-11-26 (v3): 30 more families from Iconify's JSON packages, examples of the vocabulary only
+    iconify("akar-icons", "MIT", ("-fill",)),
+    iconify("ant-design", "MIT", ("-outlined", "-filled"), r".*-twotone$"),
+    iconify("basil", "CC BY 4.0", ("-outline", "-solid")),
+    iconify("charm", "MIT"),
+    iconify("ci", "CC BY 4.0", ("-outline",)),
+    iconify("clarity", "MIT", ("-line", "-solid"), r".*-(badged|alerted)$"),
+    iconify("ep", "MIT", ("-filled",)),
+    iconify("f7", "MIT", ("-fill",)),
+    iconify("fluent-mdl2", "MIT", ("-solid", "-mirrored")),
+    iconify("hugeicons", "MIT"),
+    iconify("icon-park-outline", "Apache-2.0", ("-one", "-two", "-three", "-four"), family="icon-park"),
+    iconify("icon-park-solid", "Apache-2.0", ("-one", "-two", "-three", "-four"), family="icon-park"),
+    iconify("iconamoon", "CC BY 4.0", ("-light", "-bold", "-fill", "-thin"), r".*-duotone$"),
+    iconify("jam", "MIT", ("-f",)),
+    iconify("lets-icons", "CC BY 4.0", ("-light", "-fill", "-line"), r".*-duotone(-line)?$"),
+    iconify("lsicon", "MIT", ("-filled", "-outline")),
+    iconify("mage", "Apache-2.0", ("-fill",)),
+    iconify("meteor-icons", "MIT"),
+    iconify("mi", "MIT"),
+    iconify("mynaui", "MIT", ("-solid",)),
+    iconify("pajamas", "MIT", ("-solid",)),
+    iconify("prime", "MIT", ("-fill",)),
+    iconify("proicons", "MIT"),
+    iconify("qlementine-icons", "MIT", ("-16", "-24", "-12", "-32")),
+    iconify("radix-icons", "MIT"),
+    iconify("solar", "CC BY 4.0", ("-linear", "-bold", "-outline"), r".*-(duotone|broken)$"),
+    iconify("stash", "MIT", ("-light", "-solid"), r".*-duotone$"),
+    iconify("system-uicons", "Unlicense"),
+    iconify("tdesign", "MIT", ("-filled",)),
     # never trained on
     IconSet(
         "lucide", "lucide", "held_out", "svg", "lucide-static-*/package/icons/*.svg", "ISC", "lucide-static"
@@ -484,6 +539,26 @@ SET_SYNONYMS: dict[str, dict[str, str]] = {
         "right": "chevron right",
     },
     "simplelineicons": {"magnifier": "search", "magnifier-add": "zoom in", "magnifier-remove": "zoom out"},
+    # Iconify families (v3): names that mean a vocabulary meaning in that set only ("cross" is a close
+    # button here, a religious cross in Font Awesome; "view" is an eye in these two sets)
+    **{
+        family: {"cross": "close", "cross-circled": "close circle", "cross-circle": "close circle"}
+        for family in ("akar-icons", "charm", "radix-icons", "system-uicons", "qlementine-icons", "basil")
+    },
+    "ep": {"view": "eye", "hide": "eye off"},
+    "lsicon": {"view": "eye", "view-off": "eye off", "find": "search"},
+    "icon-park": {"find": "search", "preview-open": "eye", "preview-close": "eye off"},
+    "ant-design": {"eye-invisible": "eye off", "more": "more vertical", "alert": "siren"},
+    "ci": {"hide": "eye off", "exit": "logout", **{f"close-{size}": "close" for size in ("sm", "md", "lg")}},
+    "charm": {"menu-kebab": "more vertical", "menu-meatball": "more horizontal", "tick": "check"},
+    "system-uicons": {"menu-horizontal": "more horizontal", "menu-vertical": "more vertical"},
+    "solar": {
+        "trash-bin-minimalistic": "delete",
+        "trash-bin-trash": "delete",
+        "magnifer": "search",
+        "hamburger-menu": "menu",
+        "menu-dots": "more horizontal",
+    },
 }
 # Words renamed wherever they appear, after ``human_name`` ("x-circle" -> "close circle").
 WORDS: dict[str, str] = {
@@ -500,6 +575,27 @@ WORDS: dict[str, str] = {
 # Whole meanings (after ``WORDS``) that are another meaning's synonym in some set's words: the same UI
 # meaning, one name. Added 2026-11-26 from the held-out sets' errors (docs/ICONS.md says so).
 PHRASES: dict[str, str] = {
+    # added with v3's Iconify families: one meaning, other words
+    "setting": "settings",
+    "notification": "bell",
+    "menu hamburger": "menu",
+    "hamburger menu": "menu",
+    "hamburger": "menu",
+    "menu burger": "menu",
+    "eye slashed": "eye off",
+    "eye crossed": "eye off",
+    "eye none": "eye off",
+    "hide eye": "eye off",
+    "eye open": "eye",
+    "eye opened": "eye",
+    "check mark": "check",
+    "check tick": "check",
+    "checkmark": "check",
+    "lock closed": "lock",
+    "lock on": "lock",
+    "lock off": "unlock",
+    "lock opened": "unlock",
+    "delete delete": "delete",
     "ellipsis horizontal": "more horizontal",
     "ellipsis vertical": "more vertical",
     "hand thumb up": "thumbs up",
@@ -563,3 +659,26 @@ def meaning(glyph: str, icon_set: IconSet) -> str | None:
 def glyph_files(icon_set: IconSet, src_dir: Path = SRC_DIR) -> list[Path]:
     """The SVG files of an SVG set, sorted (empty when its package is not unpacked)."""
     return sorted(src_dir.glob(icon_set.where))
+
+
+def glyph_svgs(icon_set: IconSet, src_dir: Path = SRC_DIR) -> list[tuple[str, bytes]]:
+    """(glyph name, SVG document) of an SVG or Iconify set, sorted by name; excluded styles left out."""
+    if icon_set.kind == "iconify":
+        out = []
+        for path in glyph_files(icon_set, src_dir)[-1:]:
+            data = json.loads(path.read_text("utf-8"))
+            for name, icon in data["icons"].items():
+                if icon.get("hidden"):
+                    continue
+                width, height = (icon.get(key, data.get(key, 16)) for key in ("width", "height"))
+                left, top = (icon.get(key, data.get(key, 0)) for key in ("left", "top"))
+                svg = (
+                    f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{left} {top} {width} {height}" '
+                    f'color="#000">{icon["body"]}</svg>'
+                )
+                out.append((name, svg.encode()))
+    else:
+        out = [(path.stem, path.read_bytes()) for path in glyph_files(icon_set, src_dir)]
+    if icon_set.exclude:
+        out = [(name, svg) for name, svg in out if not re.fullmatch(icon_set.exclude, name)]
+    return sorted(out)

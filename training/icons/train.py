@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from training.icons.data import (
+    LOOKALIKE,
     MAX_VOCAB,
     build_vocabulary,
     clutter_mask,
@@ -26,6 +27,7 @@ from training.icons.data import (
     split_sets,
 )
 from training.icons.model import IconNet
+from training.icons.sources import SETS_BY_ID
 
 
 def train(
@@ -42,19 +44,37 @@ def train(
     lookalike: float = 1.0,
     width: int = 32,
     max_vocab: int = MAX_VOCAB,
+    vocab_file: Path | None = None,
+    all_unknowns: bool = False,
 ) -> Path:
-    """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path."""
+    """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path.
+
+    ``vocab_file``: an earlier run's ``vocab.json``, whose classes and common meanings are kept (so that
+    runs on other sets compare on the same meanings); otherwise they are built from the sets.
+    ``all_unknowns``: the out-of-vocabulary glyphs of sets that do not teach ``unknown`` by default
+    (``IconSet.teaches_unknown``) teach it too, but for those drawn like a vocabulary glyph.
+    """
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     train_sets, held_sets = split_sets()
     glyphs = load_glyphs([s for s in train_sets if s.split == "train"])
     held = load_glyphs(held_sets)
-    vocab, common = build_vocabulary(glyphs, held, max_vocab)
+    if vocab_file is not None:
+        fixed = json.loads(vocab_file.read_text("utf-8"))
+        vocab, common = list(fixed["classes"][1:]), list(fixed["common"])
+    else:
+        vocab, common = build_vocabulary(glyphs, held, max_vocab)
     classes = ["unknown", *vocab]
     out.mkdir(parents=True, exist_ok=True)
     save_vocabulary(out / "vocab.json", vocab, common, sorted(set(glyphs.sets)), sorted(set(held.sets)))
     labels = labels_for(glyphs, vocab)
+    silent = np.array([not SETS_BY_ID[set_id].teaches_unknown for set_id in glyphs.sets])
+    if all_unknowns:  # their names were not read: leave out those drawn like a meaning (a gear as "setting")
+        screened = drop_lookalikes(glyphs, labels, LOOKALIKE)
+        labels[silent] = screened[silent]
+    else:
+        labels[(labels == 0) & silent] = -1
     if lookalike < 1.0:
         before = int((labels == 0).sum())
         labels = drop_lookalikes(glyphs, labels, lookalike)
