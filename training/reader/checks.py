@@ -284,41 +284,65 @@ def train(
     return best
 
 
+def export_view_model(
+    net: nn.Module,
+    view_hw: tuple[int, int],
+    outputs: Sequence[str],
+    models_dir: Path,
+    entry: dict[str, Any],
+    data_version: str,
+    state: dict[str, Any],
+    command: str,
+) -> Path:
+    """Write ``models_dir/<name>.onnx`` of a view model (``views`` N x H x W x 3 uint8 in, one N-long
+    output per name in ``outputs``) and its manifest entry: ``entry`` (name, kind, then its own fields)
+    with the file, its sha256, the provenance, ``data_version``, the checkpoint's metrics and ``command``."""
+    net.eval()
+    path = models_dir / f"{entry['name']}.onnx"
+    torch.onnx.export(
+        net,
+        (torch.zeros((2, *view_hw, 3), dtype=torch.uint8),),
+        str(path),
+        input_names=["views"],
+        output_names=list(outputs),
+        dynamic_axes={name: {0: "n"} for name in ("views", *outputs)},
+        opset_version=17,
+        dynamo=False,
+    )
+    name, kind = entry["name"], entry["kind"]
+    own = {k: v for k, v in entry.items() if k not in ("name", "kind")}
+    write_manifest_entry(
+        models_dir,
+        {
+            "name": name,
+            "kind": kind,
+            "file": path.name,
+            "sha256": file_sha256(path),
+            **own,
+            **VIEW_MODEL_PROVENANCE,
+            "data_version": data_version,
+            "metrics": {k: state[k] for k in ("epoch", "val", "test") if k in state},
+            "command": command,
+        },
+    )
+    return path
+
+
 def export(checkpoint: Path, models_dir: Path, name: str = "ui-checks", command: str = "") -> Path:
     """Write ``models_dir/<name>.onnx`` (``views`` N x S x 2S x 3 uint8 in; ``on`` and ``checkable`` out)
     and its manifest entry."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     net = CheckNet(pretrained=False)
     net.load_state_dict(state["model"])
-    net.eval()
     side = int(state["side"])
-    path = models_dir / f"{name}.onnx"
-    torch.onnx.export(
+    return export_view_model(
         net,
-        (torch.zeros((2, side, 2 * side, 3), dtype=torch.uint8),),
-        str(path),
-        input_names=["views"],
-        output_names=["on", "checkable"],
-        dynamic_axes={"views": {0: "n"}, "on": {0: "n"}, "checkable": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    write_manifest_entry(
+        (side, 2 * side),
+        ("on", "checkable"),
         models_dir,
-        {
-            "name": name,
-            "kind": KIND,
-            "file": path.name,
-            "sha256": file_sha256(path),
-            "classes": ["on", "checkable"],
-            "input_size": side,
-            **VIEW_MODEL_PROVENANCE,
-            "data_version": (
-                "data engine renders (web, Qt, MiniWoB++, third-party, checks pages), train split by "
-                "template: every labelled checkbox, radio and toggle, and up to four other elements a screen"
-            ),
-            "metrics": {k: state[k] for k in ("epoch", "val", "test") if k in state},
-            "command": command,
-        },
+        {"name": name, "kind": KIND, "classes": ["on", "checkable"], "input_size": side},
+        "data engine renders (web, Qt, MiniWoB++, third-party, checks pages), train split by template: "
+        "every labelled checkbox, radio and toggle, and up to four other elements a screen",
+        state,
+        command,
     )
-    return path

@@ -27,12 +27,11 @@ import torch
 from torch import nn
 
 from detact_service.core import ElementType
-from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.attribute_codec import NOT_FOCUSABLE
 from detact_service.understanding.dimmed import HEIGHT, KIND, WIDTH, dimmed_views
 from training.reader.checks import (
     TRUNK_BLOCKS,
-    VIEW_MODEL_PROVENANCE,
+    export_view_model,
     item_screen,
     screen_copies,
     split_items,
@@ -194,35 +193,14 @@ def export(checkpoint: Path, models_dir: Path, name: str = "ui-dimmed", command:
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     net = DimmedNet(pretrained=False)
     net.load_state_dict(state["model"])
-    net.eval()
-    path = models_dir / f"{name}.onnx"
-    torch.onnx.export(
+    return export_view_model(
         net,
-        (torch.zeros((2, HEIGHT, WIDTH, 3), dtype=torch.uint8),),
-        str(path),
-        input_names=["views"],
-        output_names=["disabled"],
-        dynamic_axes={"views": {0: "n"}, "disabled": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    write_manifest_entry(
+        (HEIGHT, WIDTH),
+        ("disabled",),
         models_dir,
-        {
-            "name": name,
-            "kind": KIND,
-            "file": path.name,
-            "sha256": file_sha256(path),
-            "classes": ["disabled"],
-            "input_size": WIDTH,
-            "view": [HEIGHT, WIDTH],
-            **VIEW_MODEL_PROVENANCE,
-            "data_version": (
-                "data engine renders, train split by template: every labelled disabled control and up to "
-                f"{PER_SCREEN} enabled ones a screen"
-            ),
-            "metrics": {k: state[k] for k in ("epoch", "val", "test") if k in state},
-            "command": command,
-        },
+        {"name": name, "kind": KIND, "classes": ["disabled"], "input_size": WIDTH, "view": [HEIGHT, WIDTH]},
+        "data engine renders, train split by template: every labelled disabled control and up to "
+        f"{PER_SCREEN} enabled ones a screen",
+        state,
+        command,
     )
-    return path
