@@ -8,13 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from detact_service.core import Element, ElementState, ElementType
 from detact_service.settings import Settings
 from detact_service.understanding.checks import CheckReader, check_views
+from tests.training.screens import save_labelled_screen
 from training.data.export import split_of
-from training.data.labels import ScreenLabels, write_labels
 from training.reader import checks as recipe
 
 
@@ -61,13 +60,7 @@ def folder(tmp_path: Path) -> Path:
         template = f"checks/t{i}"
         states = [bool(v) for v in rng.random(int(rng.integers(2, 5))) < 0.5]
         pixels, elements = _screen(states, 190 + i, int(rng.integers(0, 80)), int(rng.integers(0, 60)))
-        # faint noise: no two screens are near-duplicates, which the split would drop
-        pixels = (pixels.astype(np.int16) + rng.integers(-6, 7, pixels.shape)).clip(0, 255).astype(np.uint8)
-        Image.fromarray(pixels).save(out / f"s{i}.png")
-        labels = ScreenLabels(
-            f"s{i}.png", pixels.shape[1], pixels.shape[0], "qt", template, 0, elements=elements
-        )
-        write_labels(labels, out / f"s{i}.json")
+        save_labelled_screen(out, f"s{i}", pixels, elements, template, rng)
     assert {split_of(f"checks/t{i}") for i in range(60)} == {"train", "val", "test"}
     return out
 

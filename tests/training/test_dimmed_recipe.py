@@ -7,13 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from detact_service.core import Element, ElementState, ElementType
 from detact_service.settings import Settings
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
+from tests.training.screens import save_labelled_screen
 from training.data.export import split_of
-from training.data.labels import ScreenLabels, write_labels
 from training.reader import dimmed as recipe
 
 
@@ -39,12 +38,7 @@ def folder(tmp_path: Path) -> Path:
         template = f"dimmed/t{i}"
         states = [bool(v) for v in rng.random(int(rng.integers(2, 5))) < 0.4]
         pixels, elements = _screen(states, 200 + i // 2, int(rng.integers(0, 120)))
-        pixels = (pixels.astype(np.int16) + rng.integers(-6, 7, pixels.shape)).clip(0, 255).astype(np.uint8)
-        Image.fromarray(pixels).save(out / f"s{i}.png")
-        labels = ScreenLabels(
-            f"s{i}.png", pixels.shape[1], pixels.shape[0], "qt", template, 0, elements=elements
-        )
-        write_labels(labels, out / f"s{i}.json")
+        save_labelled_screen(out, f"s{i}", pixels, elements, template, rng)
     assert {split_of(f"dimmed/t{i}") for i in range(60)} == {"train", "val", "test"}
     return out
 
