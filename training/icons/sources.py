@@ -664,19 +664,19 @@ def glyph_files(icon_set: IconSet, src_dir: Path = SRC_DIR) -> list[Path]:
 def glyph_svgs(icon_set: IconSet, src_dir: Path = SRC_DIR) -> list[tuple[str, bytes]]:
     """(glyph name, SVG document) of an SVG or Iconify set, sorted by name; excluded styles left out."""
     if icon_set.kind == "iconify":
+        files = glyph_files(icon_set, src_dir)  # one unpacked version of the package is expected
+        data = json.loads(files[-1].read_text("utf-8")) if files else {"icons": {}}
         out = []
-        for path in glyph_files(icon_set, src_dir)[-1:]:
-            data = json.loads(path.read_text("utf-8"))
-            for name, icon in data["icons"].items():
-                if icon.get("hidden"):
-                    continue
-                width, height = (icon.get(key, data.get(key, 16)) for key in ("width", "height"))
-                left, top = (icon.get(key, data.get(key, 0)) for key in ("left", "top"))
-                svg = (
-                    f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{left} {top} {width} {height}" '
-                    f'color="#000">{icon["body"]}</svg>'
-                )
-                out.append((name, svg.encode()))
+        for name, icon in data["icons"].items():
+            if icon.get("hidden"):
+                continue
+            width, height = (icon.get(key, data.get(key, 16)) for key in ("width", "height"))
+            left, top = (icon.get(key, data.get(key, 0)) for key in ("left", "top"))
+            svg = (
+                f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{left} {top} {width} {height}" '
+                f'color="#000">{icon["body"]}</svg>'
+            )
+            out.append((name, svg.encode()))
     else:
         out = [(path.stem, path.read_bytes()) for path in glyph_files(icon_set, src_dir)]
     if icon_set.exclude:
