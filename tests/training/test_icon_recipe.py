@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from detact_service.settings import Settings
@@ -34,3 +35,36 @@ def test_exported_runs_load_in_the_backend(tmp_path: Path) -> None:
     roi = np.full((30, 30, 3), 255, dtype=np.uint8)
     roi[8:22, 8:22] = 0
     assert len(classifier.name([roi, np.zeros((20, 20, 3), np.uint8)], 0.0)) == 2
+
+
+def test_aliases_fold_into_their_meaning(tmp_path: Path) -> None:
+    """An export with aliases answers the meanings, each with its names' summed probability: the same
+    numbers the eval gets by folding an export without them."""
+    from training.icons.data import merged_meanings
+    from training.icons.evaluate import fold_columns
+
+    one, two = checkpoint(tmp_path / "a.pt", 0), checkpoint(tmp_path / "b.pt", 1)
+    plain, folded = tmp_path / "plain", tmp_path / "folded"
+    export([one, two], plain, name="toy-icons")
+    export([one, two], folded, name="toy-icons", aliases={"close": "bell"})
+    spec = classifier_spec(Settings(models_dir=folded, icons={"classifier_model": "toy-icons"}))
+    assert spec.classes == ("unknown", "bell")
+    assert (spec.entry.model_extra or {})["aliases"] == {"close": "bell"}
+    frames = np.random.default_rng(0).random((6, 32, 32), dtype=np.float32)
+    unfolded = load_classifier(
+        classifier_spec(Settings(models_dir=plain, icons={"classifier_model": "toy-icons"}))
+    ).probabilities(frames)
+    classes, column = merged_meanings(["unknown", "bell", "close"], {"close": "bell"})
+    assert classes == ["unknown", "bell"] and column.tolist() == [0, 1, 1]
+    expected = fold_columns(unfolded, column, len(classes))
+    assert np.allclose(load_classifier(spec).probabilities(frames), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "aliases", [{"close": "gone"}, {"close": "bell", "bell": "unknown"}, {"unknown": "bell"}]
+)
+def test_an_alias_must_name_a_meaning(aliases: dict[str, str]) -> None:
+    from training.icons.data import merged_meanings
+
+    with pytest.raises(ValueError, match="alias"):
+        merged_meanings(["unknown", "bell", "close"], aliases)

@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         "--threshold", type=float, default=0.5, help="the model's own (manifest conf); metrics are at it"
     )
     export.add_argument("--made-by", help="the commands that made it, recorded in the manifest")
+    export.add_argument("--vocab", type=Path, help="a vocabulary whose aliases fold classes into one meaning")
     evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
@@ -73,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.metrics:
             metrics = summary(json.loads(args.metrics.read_text("utf-8")), args.threshold)
         checkpoints = list(args.checkpoint)
-        print(run_export(checkpoints, args.models_dir, args.name, metrics, args.threshold, args.made_by))
+        aliases = json.loads(args.vocab.read_text("utf-8")).get("aliases") if args.vocab else None
+        made_by = args.made_by
+        print(run_export(checkpoints, args.models_dir, args.name, metrics, args.threshold, made_by, aliases))
     elif args.command == "eval":
         from training.icons.evaluate import evaluate as run_eval
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,6 +213,21 @@ def epoch_indices(
         count = unknown if cls == 0 else per_class
         chosen.append(rng.choice(pool, count, replace=len(pool) < count))
     return rng.permutation(np.concatenate(chosen))
+
+
+def merged_meanings(
+    classes: Sequence[str], aliases: Mapping[str, str]
+) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """The classes with each alias folded into the meaning it names (order kept), and the column of each
+    class among them: a vocabulary that lists one meaning under two names (``printer`` and ``print``)
+    splits its probability between them, so the two are summed."""
+    for alias, meaning in aliases.items():
+        known = alias in classes and meaning in classes
+        if not known or meaning in aliases or UNKNOWN in (alias, meaning):
+            raise ValueError(f"alias {alias!r} -> {meaning!r}: both must be classes, {meaning!r} no alias")
+    meanings = [c for c in classes if c not in aliases]
+    column = {m: i for i, m in enumerate(meanings)}
+    return meanings, np.array([column[aliases.get(c, c)] for c in classes], dtype=np.int64)
 
 
 def save_vocabulary(

@@ -14,6 +14,10 @@ Each glyph of the held-out sets (and of the validation set, which picks the thre
   ``/usr/share/fonts/truetype``, 14, 20 and 28 px, dark on white) that get a name, per threshold: the
   stage also tries elements whose OCR text is one letter, since OCR reads pictograms as letters;
 * ``latency_ms_30``: median time to name 30 icon crops (normalisation + one ONNX call, 1 thread).
+
+A vocabulary's ``aliases`` (``{"printer": "print"}``: one meaning listed under two names) are scored as
+one meaning: a glyph's name is mapped to the meaning, and the model's classes are folded into the
+meanings (summed) unless its export folded them already.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.understanding.icon_classifier import UNKNOWN, IconClassifier, frames
-from training.icons.data import Glyphs, draw_crop, load_glyphs
+from training.icons.data import Glyphs, draw_crop, load_glyphs, merged_meanings
 from training.icons.sources import ICON_SETS
 
 THRESHOLDS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9)
@@ -132,13 +136,13 @@ def letter_crops(sizes: tuple[int, ...] = (14, 20, 28)) -> list[npt.NDArray[np.u
     return crops
 
 
-def stage_latency_ms(model: Path, classes: list[str], crops: list[npt.NDArray[np.uint8]]) -> float:
+def stage_latency_ms(model: Path, classes: tuple[str, ...], crops: list[npt.NDArray[np.uint8]]) -> float:
     """Median ms for the whole backend to name 30 crops: SSIM against the pack, then the classifier."""
     from detact_service.settings import Settings
     from detact_service.understanding.icon_classifier import IconClassifierStage
 
     stage = IconClassifierStage(Settings())
-    classifier = IconClassifier(session(model), tuple(classes))
+    classifier = IconClassifier(session(model), classes)
     stage.load = lambda: classifier  # type: ignore[method-assign]  # this model, not the shipped one
     batch = crops[:30]
     stage.name_rois(batch)
@@ -164,16 +168,33 @@ def crop_probabilities(
     return probs
 
 
+def fold_columns(
+    probs: npt.NDArray[np.float32], column: npt.NDArray[np.int64], meanings: int
+) -> npt.NDArray[np.float32]:
+    """Each meaning's summed probability: the classes' columns folded as :func:`merged_meanings` says."""
+    out = np.zeros((len(probs), meanings), dtype=np.float32)
+    np.add.at(out, (slice(None), column), probs)
+    return out
+
+
 def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
     """The report (see the module docstring), per split, condition, threshold and held-out set."""
     vocab = json.loads(vocab_file.read_text("utf-8"))
-    classes: list[str] = vocab["classes"]
-    common = set(vocab["common"])
-    classifier = IconClassifier(session(model), tuple(classes))
+    aliases: dict[str, str] = vocab.get("aliases", {})
+    classes, column = merged_meanings(vocab["classes"], aliases)
+    common = {aliases.get(name, name) for name in vocab["common"]}
+    runner = session(model)
+    folded = runner.get_outputs()[0].shape[1] == len(classes)  # exported with the aliases folded in
+    classifier = IconClassifier(runner, tuple(classes if folded else vocab["classes"]))
+
+    def probabilities(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
+        probs = crop_probabilities(classifier, crops)
+        return probs if folded else fold_columns(probs, column, len(classes))
+
     report: dict[str, Any] = {"model": model.name, "classes": len(classes), "thresholds": {}}
     letters = letter_crops()
     if letters:
-        probs = crop_probabilities(classifier, letters)
+        probs = probabilities(letters)
         best, confidence = probs.argmax(axis=1), probs.max(axis=1)
         report["letters"] = len(letters)
         report["letters_named"] = {
@@ -182,19 +203,20 @@ def evaluate(model: Path, vocab_file: Path) -> dict[str, Any]:
     for split in ("val", "held_out"):
         sets = [s for s in ICON_SETS if s.split == split]
         glyphs = load_glyphs(sets)
+        names = [aliases.get(name, name) for name in glyphs.names]
         for condition, crops in conditions(glyphs).items():
-            probs = crop_probabilities(classifier, crops)
+            probs = probabilities(crops)
             for threshold in THRESHOLDS:
                 key = f"{split}/{condition}/{threshold:g}"
-                report["thresholds"][key] = score(glyphs.names, probs, classes, common, threshold)
+                report["thresholds"][key] = score(names, probs, classes, common, threshold)
             for set_id in sorted(set(glyphs.sets)):
                 rows = [i for i, s in enumerate(glyphs.sets) if s == set_id]
                 report.setdefault("per_set", {})[f"{split}/{condition}/{set_id}"] = score(
-                    [glyphs.names[i] for i in rows], probs[rows], classes, common, 0.5
+                    [names[i] for i in rows], probs[rows], classes, common, 0.5
                 )
             if split == "held_out" and condition == "page":
                 report["latency_ms_30"] = latency_ms(classifier, crops)
-                report["latency_ms_30_with_ssim"] = stage_latency_ms(model, classes, crops)
+                report["latency_ms_30_with_ssim"] = stage_latency_ms(model, classifier.classes, crops)
     return report
 
 

@@ -14,6 +14,7 @@ from torch import nn
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.icon_classifier import MODEL_KIND
 from detact_service.understanding.icons import FRAME
+from training.icons.data import merged_meanings
 from training.icons.model import IconNet
 from training.icons.sources import ICON_SETS
 
@@ -30,6 +31,22 @@ class Ensemble(nn.Module):
         return torch.log(probs.clamp_min(1e-9))
 
 
+class Merged(nn.Module):
+    """A model whose classes ``column`` folds into fewer meanings: the log of each meaning's summed
+    probability (a softmax of it is that sum)."""
+
+    def __init__(self, model: nn.Module, column: list[int]) -> None:
+        super().__init__()
+        self.model = model
+        fold = torch.zeros((len(column), max(column) + 1))
+        fold[torch.arange(len(column)), torch.tensor(column)] = 1.0
+        self.register_buffer("fold", fold)
+
+    def forward(self, frames: torch.Tensor) -> torch.Tensor:
+        probs = self.model(frames).softmax(dim=1) @ self.fold
+        return torch.log(probs.clamp_min(1e-9))
+
+
 def export(
     checkpoint: Path | list[Path],
     models_dir: Path,
@@ -37,11 +54,14 @@ def export(
     metrics: dict[str, Any] | None = None,
     threshold: float | None = None,
     command: str | None = None,
+    aliases: dict[str, str] | None = None,
 ) -> Path:
     """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``).
 
     Several checkpoints (runs over one vocabulary) make one ensemble model. ``threshold`` is written as
     the entry's ``conf``: the probability the runtime needs to name an icon, unless a setting says otherwise.
+    ``aliases`` (a vocabulary's, ``{"printer": "print"}``) fold classes into the meaning they name: the
+    model answers the meanings, each with its names' summed probability (:func:`merged_meanings`).
     """
     checkpoints = checkpoint if isinstance(checkpoint, list) else [checkpoint]
     nets: list[nn.Module] = []
@@ -54,7 +74,10 @@ def export(
         net = IconNet(len(classes), int(state.get("width", 32)))
         net.load_state_dict(state["model"])
         nets.append(net)
-    model = nets[0] if len(nets) == 1 else Ensemble(nets)
+    model: nn.Module = nets[0] if len(nets) == 1 else Ensemble(nets)
+    if aliases:
+        classes, column = merged_meanings(classes, aliases)
+        model = Merged(model, column.tolist())
     model.eval()
     models_dir.mkdir(parents=True, exist_ok=True)
     path = models_dir / f"{name}.onnx"
@@ -78,8 +101,10 @@ def export(
             "file": path.name,
             "sha256": file_sha256(path),
             "classes": classes,
+            **({"aliases": dict(sorted(aliases.items()))} if aliases else {}),
             "input_size": FRAME,
-            "licence": "AGPL-3.0 (this project); trained on MIT, Apache-2.0 and CC BY 4.0 glyphs (sets)",
+            "licence": "AGPL-3.0 (this project); trained on MIT, Apache-2.0, CC BY 4.0 and Unlicense glyphs "
+            "(sets)",
             "data_version": "glyphs of the train sets, rendered by python -m training.icons render",
             "sets": sets,
             "metrics": metrics or {},
