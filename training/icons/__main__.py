@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--max-vocab", type=int, default=400, help="the most meanings the CNN learns")
     train.add_argument("--all-unknowns", action="store_true", help="every set's other glyphs teach unknown")
     train.add_argument("--vocab", type=Path, help="keep an earlier run's vocab.json (classes, common 100)")
+    train.add_argument("--fold-aliases", action="store_true", help="teach the vocab's aliases as one class")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -65,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             max_vocab=args.max_vocab,
             vocab_file=args.vocab,
             all_unknowns=args.all_unknowns,
+            fold_aliases=args.fold_aliases,
         )
     elif args.command == "export":
         from training.icons.evaluate import summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from training.icons.data import (
     labels_for,
     load_glyphs,
     make_frames,
+    merged_meanings,
     save_vocabulary,
     split_sets,
 )
@@ -46,6 +48,7 @@ def train(
     max_vocab: int = MAX_VOCAB,
     vocab_file: Path | None = None,
     all_unknowns: bool = False,
+    fold_aliases: bool = False,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path.
 
@@ -53,6 +56,7 @@ def train(
     runs on other sets compare on the same meanings); otherwise they are built from the sets.
     ``all_unknowns``: the out-of-vocabulary glyphs of sets that do not teach ``unknown`` by default
     (``IconSet.teaches_unknown``) teach it too, but for those drawn like a vocabulary glyph.
+    ``fold_aliases``: the vocabulary's aliases (one meaning under two names) are taught as one class.
     """
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -62,7 +66,10 @@ def train(
     held = load_glyphs(held_sets)
     if vocab_file is not None:
         fixed = json.loads(vocab_file.read_text("utf-8"))
-        vocab, common = list(fixed["classes"][1:]), list(fixed["common"])
+        aliases: dict[str, str] = fixed.get("aliases", {}) if fold_aliases else {}
+        meanings, _ = merged_meanings(fixed["classes"], aliases)
+        vocab, common = meanings[1:], list(dict.fromkeys(aliases.get(c, c) for c in fixed["common"]))
+        glyphs = replace(glyphs, names=[aliases.get(name, name) for name in glyphs.names])
     else:
         vocab, common = build_vocabulary(glyphs, held, max_vocab)
     classes = ["unknown", *vocab]
