@@ -304,8 +304,14 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
 
 
 def is_glyph_text(text: str) -> bool:
-    """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三')."""
+    """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三').
+
+    Two letters of another script are a word, not a glyph: Chinese and Japanese labels are often two
+    characters (``返回`` back, ``主页`` home under a phone's tab icons), and were dropped as glyphs.
+    """
     stripped = text.strip()
+    if len(stripped) == 2 and stripped.isalpha():
+        return False
     return 0 < len(stripped) <= 2 and not any(c.isascii() and c.isalnum() for c in stripped)
 
 

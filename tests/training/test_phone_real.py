@@ -4,8 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.data.phone_real import MAX_SCREEN_SHARE, export_yolo, load_screens
-from training.eval.phone import centre_hits, matched_targets
+from training.data.phone_real import MAX_SCREEN_SHARE, export_yolo, load_screens, view_texts
+from training.eval.phone import centre_hits, matched_targets, texts_right
 
 
 def test_the_split_is_by_app_and_covers_every_screen() -> None:
@@ -41,3 +41,23 @@ def test_recall_matches_one_to_one_and_centre_hits_count_targets() -> None:
     assert matched_targets(targets, twice) == 1
     assert centre_hits(targets, twice) == 1
     assert matched_targets(targets, np.zeros((0, 4))) == 0
+
+
+def test_a_view_shows_the_texts_inside_it_and_a_match_reads_it_in_any_order() -> None:
+    elements = [
+        {"bbox": [0, 0, 200, 60], "text": None},
+        {"bbox": [10, 5, 90, 25], "text": "Wi-Fi"},
+        {"bbox": [10, 30, 120, 55], "text": "Connected"},
+        {"bbox": [150, 100, 190, 130], "text": "OK"},
+    ]
+    views = np.array([[0, 0, 200, 60], [140, 95, 195, 135], [0, 200, 50, 250]], dtype=float)
+    texts = view_texts(elements, views)
+    assert texts == ("Wi-Fi Connected", "OK", "")
+    pairs = [(0, 1), (1, 0), (2, 2)]
+    assert texts_right(pairs, texts, ["Cancel", "Connected Wi-Fi", None]) == (2, 1)
+
+
+def test_every_val_view_has_a_text_entry_and_some_show_text() -> None:
+    screens = list(load_screens(split="val"))
+    assert all(len(s.texts) == len(s.clickable) for s in screens)
+    assert sum(bool(t) for s in screens for t in s.texts) > 100

@@ -60,6 +60,24 @@ def test_a_checkbox_misread_as_a_glyph_is_not_also_text() -> None:
     assert [(e.type, e.text) for e in merged] == [(ElementType.CHECKBOX, "Accept terms")]
 
 
+def test_a_two_character_label_under_a_tab_icon_is_the_tab_s_text() -> None:
+    """A phone's tab bar (phone_real, com.microsoft.bing): the icon read as a glyph, the label a word."""
+    elements = [
+        Element(bbox=(18, 1175, 127, 1256), type=ElementType.ICON, source="detector", score=0.5),
+        text((62, 1186, 93, 1228), "<"),
+        text((57, 1227, 94, 1250), "返回"),
+        Element(bbox=(127, 1176, 236, 1256), type=ElementType.ICON, source="detector", score=0.5),
+        Element(bbox=(163, 1194, 199, 1224), type=ElementType.ICON, source="segment"),
+        text((159, 1190, 206, 1225), "国"),
+        text((163, 1227, 200, 1251), "资讯"),
+    ]
+    merged = merge_elements(elements, 575, 1280)
+    assert [(e.bbox, e.text) for e in merged] == [
+        ((18, 1175, 127, 1256), "返回"),
+        ((127, 1176, 236, 1256), "资讯"),
+    ]
+
+
 def test_an_icon_read_as_a_symbol_by_ocr_is_kept_once() -> None:
     elements = [
         text((398, 74, 423, 99), "×"),

@@ -13,9 +13,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from detact_service import geometry
 
 DEFAULT_ROOT = Path(__file__).resolve().parents[3] / "shared" / "data" / "phone_real"
 SPLITS = ("train", "val", "test")
@@ -23,6 +26,8 @@ VAL_APPS = 10
 TEST_APPS = 10
 MAX_SCREEN_SHARE = 0.6
 """Clickable views covering more of the screen than this (whole pages, scroll containers) are no target."""
+TEXT_INSIDE = 0.9
+"""A labelled text belongs to a view when this share of its box lies inside the view's."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class PhoneScreen:
     height: int
     clickable: npt.NDArray[np.float64]
     classes: tuple[str, ...]
+    texts: tuple[str, ...] = ()
+    """Each clickable view's visible text: the texts of the labelled views inside it, in hierarchy order."""
 
 
 def app_split(apps: list[str]) -> dict[str, str]:
@@ -69,6 +76,7 @@ def load_screens(root: Path = DEFAULT_ROOT, split: str | None = None) -> Iterato
         boxes = np.array([e["bbox"] for e in clickable], dtype=np.float64).reshape(-1, 4)
         boxes = boxes.clip(0, [width, height, width, height])  # a few views overhang the screen by a pixel
         keep = _target_mask(boxes, width, height)
+        texts = view_texts(label["elements"], boxes[keep])
         yield PhoneScreen(
             id=screen_id,
             app=label["app"],
@@ -77,7 +85,21 @@ def load_screens(root: Path = DEFAULT_ROOT, split: str | None = None) -> Iterato
             height=height,
             clickable=boxes[keep],
             classes=tuple(e["class"] for e, kept in zip(clickable, keep, strict=True) if kept),
+            texts=texts,
         )
+
+
+def view_texts(elements: list[dict[str, Any]], views: npt.NDArray[np.float64]) -> tuple[str, ...]:
+    """The visible text of each view box: the ``text`` of every labelled element (nearly) inside it."""
+    written = [(e["bbox"], e["text"].strip()) for e in elements if (e.get("text") or "").strip()]
+    if not written or not len(views):
+        return ("",) * len(views)
+    boxes = np.array([box for box, _ in written], dtype=np.float64)
+    inside = geometry.containment(boxes, views) >= TEXT_INSIDE  # [text, view]
+    words = [text for _, text in written]
+    return tuple(
+        " ".join(dict.fromkeys(words[t] for t in np.flatnonzero(inside[:, v]))) for v in range(len(views))
+    )
 
 
 def export_yolo(out: Path, root: Path = DEFAULT_ROOT, splits: tuple[str, ...] = ("train", "val")) -> Path:

@@ -3,7 +3,9 @@
 A clickable view of ``phone_real`` counts as found when some predicted box overlaps it at IoU >= 0.5
 (each prediction used once, the best overlaps first) and as centre-hit when the centre of some
 predicted box lies inside it. Elements per screen is the number of boxes a method returns: recall bought
-by flooding an agent's prompt shows up there.
+by flooding an agent's prompt shows up there. Text: among the found views that show text (the texts of
+the labelled views inside them), the share whose matched element's text says the same (rapidfuzz
+``token_set_ratio`` >= :data:`TEXT_MATCH`: word order and extra words aside); a detector alone has none.
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ import numpy.typing as npt
 from PIL import Image
 
 from detact_service import geometry
-from detact_service.core import ScreenParse
+from detact_service.core import Element, ScreenParse
 from detact_service.settings import Settings
 from training.data.phone_real import PhoneScreen
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "PHONE.md"
 Boxes = npt.NDArray[np.float64]
-BoxFinder = Callable[[npt.NDArray[np.uint8]], Boxes]
+ElementFinder = Callable[[npt.NDArray[np.uint8]], list[Element]]
 IOU = 0.5
+TEXT_MATCH = 70
 
 
 @dataclass
@@ -38,6 +41,8 @@ class PhoneScore:
     predicted: int = 0
     screens: int = 0
     seconds: float = 0.0
+    with_text: int = 0
+    text_right: int = 0
 
     @property
     def recall(self) -> float:
@@ -55,10 +60,30 @@ class PhoneScore:
     def ms_per_screen(self) -> float:
         return 1000.0 * self.seconds / max(self.screens, 1)
 
+    @property
+    def text(self) -> float:
+        return self.text_right / max(self.with_text, 1)
+
+
+def matched_pairs(targets: Boxes, predicted: Boxes, iou_threshold: float = IOU) -> list[tuple[int, int]]:
+    """(target, prediction) pairs matched one-to-one at IoU >= threshold (greedy, best pairs first)."""
+    return geometry.greedy_match(geometry.iou_matrix(targets, predicted), iou_threshold)
+
 
 def matched_targets(targets: Boxes, predicted: Boxes, iou_threshold: float = IOU) -> int:
     """Targets matched one-to-one by a prediction at IoU >= threshold (greedy, best pairs first)."""
-    return len(geometry.greedy_match(geometry.iou_matrix(targets, predicted), iou_threshold))
+    return len(matched_pairs(targets, predicted, iou_threshold))
+
+
+def texts_right(
+    pairs: Sequence[tuple[int, int]], truths: Sequence[str], said: Sequence[str | None]
+) -> tuple[int, int]:
+    """(matched views that show text, those whose element's text says the same)."""
+    from rapidfuzz import fuzz
+
+    shown = [(truths[t], said[p] or "") for t, p in pairs if t < len(truths) and truths[t]]
+    right = sum(fuzz.token_set_ratio(truth, text) >= TEXT_MATCH for truth, text in shown)
+    return len(shown), right
 
 
 def centre_hits(targets: Boxes, predicted: Boxes) -> int:
@@ -76,51 +101,54 @@ def centre_hits(targets: Boxes, predicted: Boxes) -> int:
     return int(inside.any(axis=1).sum())
 
 
-def score(screens: Iterable[PhoneScreen], finder: BoxFinder) -> PhoneScore:
-    """Run ``finder`` on every screen and total its recall, centre hits, boxes and time."""
+def score(screens: Iterable[PhoneScreen], finder: ElementFinder) -> PhoneScore:
+    """Run ``finder`` on every screen and total its recall, centre hits, boxes, texts and time."""
     totals = PhoneScore()
     for screen in screens:
         with Image.open(screen.image_path) as opened:
             image = np.asarray(opened.convert("RGB"))
         start = time.perf_counter()
-        predicted = np.asarray(finder(image), dtype=np.float64).reshape(-1, 4)
+        elements = finder(image)
         totals.seconds += time.perf_counter() - start
+        predicted = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+        pairs = matched_pairs(screen.clickable, predicted)
         totals.screens += 1
         totals.targets += len(screen.clickable)
         totals.predicted += len(predicted)
-        totals.matched += matched_targets(screen.clickable, predicted)
+        totals.matched += len(pairs)
         totals.centre_hits += centre_hits(screen.clickable, predicted)
+        shown, right = texts_right(pairs, screen.texts, [e.text for e in elements])
+        totals.with_text += shown
+        totals.text_right += right
     return totals
 
 
-def detector_finder(settings: Settings) -> BoxFinder:
+def detector_finder(settings: Settings) -> ElementFinder:
     """The shipped detector stage alone (its boxes, no OCR and no merge)."""
     from detact_service.stages import create_stage
 
     stage = create_stage("detect", "yolo-onnx", settings)
 
-    def find(image: npt.NDArray[np.uint8]) -> Boxes:
+    def find(image: npt.NDArray[np.uint8]) -> list[Element]:
         parse = ScreenParse(width=image.shape[1], height=image.shape[0])
-        elements = stage.run([image], [parse])[0].elements
-        return np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+        return list(stage.run([image], [parse])[0].elements)
 
     return find
 
 
-def parse_finder(settings: Settings, profile: str) -> BoxFinder:
+def parse_finder(settings: Settings, profile: str) -> ElementFinder:
     """Every element of a full parse with ``profile``."""
     from detact_service.pipeline import get_pipeline
 
     pipeline = get_pipeline(settings, profile)
 
-    def find(image: npt.NDArray[np.uint8]) -> Boxes:
-        elements = pipeline.parse(image).elements
-        return np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+    def find(image: npt.NDArray[np.uint8]) -> list[Element]:
+        return list(pipeline.parse(image).elements)
 
     return find
 
 
-def report(split: str, methods: dict[str, BoxFinder], limit: int | None = None) -> str:
+def report(split: str, methods: dict[str, ElementFinder], limit: int | None = None) -> str:
     """A Markdown table of every method on one split of ``phone_real``."""
     from training.data.phone_real import load_screens
 
@@ -129,14 +157,16 @@ def report(split: str, methods: dict[str, BoxFinder], limit: int | None = None) 
         f"phone_real `{split}` split: {len(screens)} screens of "
         f"{len({s.app for s in screens})} apps, {sum(len(s.clickable) for s in screens)} clickable views.",
         "",
-        "| method | recall@0.5 | centre-hit | elements / screen | ms / screen |",
-        "|---|---|---|---|---|",
+        "| method | recall@0.5 | centre-hit | elements / screen | text (found views that show text) "
+        "| ms / screen |",
+        "|---|---|---|---|---|---|",
     ]
     for name, finder in methods.items():
         totals = score(screens, finder)
+        text = f"{totals.text:.3f} ({totals.with_text})" if name != "detector" else "-"
         lines.append(
             f"| {name} | {totals.recall:.3f} | {totals.centre_hit:.3f} | {totals.per_screen:.1f} "
-            f"| {totals.ms_per_screen:.0f} |"
+            f"| {text} | {totals.ms_per_screen:.0f} |"
         )
         print(lines[-1], flush=True)
     return "\n".join(lines) + "\n"
