@@ -30,6 +30,7 @@ from detact_service.core import (
     ScreenParse,
 )
 from detact_service.stages import Backend, RGBImage, register
+from detact_service.understanding.line_split import split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -379,15 +380,20 @@ def drop_containers(widgets: Sequence[Element], screen_area: int) -> list[Elemen
 
 
 def merge_elements(
-    elements: Sequence[Element], screen_width: int | None = None, screen_height: int | None = None
+    elements: Sequence[Element],
+    screen_width: int | None = None,
+    screen_height: int | None = None,
+    image: RGBImage | None = None,
 ) -> list[Element]:
-    """The merge stage's work on one screen's raw elements."""
+    """The merge stage's work on one screen's raw elements (``image``: its screenshot, to cut OCR lines
+    that run across several controls: :func:`.line_split.split_lines_at_boxes`)."""
     elements = admit_landscape_boxes(elements)
     if screen_width is not None and screen_height is not None:
         elements = drop_containers(elements, screen_width * screen_height)
     is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
+    texts = split_lines_at_boxes(image, texts, others)
     others = drop_glyphs_in_controls(drop_groups(deduplicate(others), texts))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
@@ -406,5 +412,6 @@ class MergeStage(Backend):
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         return [
-            parse.with_elements(merge_elements(parse.elements, parse.width, parse.height)) for parse in parses
+            parse.with_elements(merge_elements(parse.elements, parse.width, parse.height, image))
+            for image, parse in zip(images, parses, strict=True)
         ]

@@ -122,6 +122,6 @@ class ReaderMergeStage(Backend):
                 start += len(picked)
                 elements[position] = unmark(elements[position], picked[verdicts])
         return [
-            parse.with_elements(merge_elements(found, parse.width, parse.height))
-            for parse, found in zip(parses, elements, strict=True)
+            parse.with_elements(merge_elements(found, parse.width, parse.height, image))
+            for image, parse, found in zip(images, parses, elements, strict=True)
         ]
