@@ -42,6 +42,7 @@ GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the bo
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
+CHILD_SHARE = 0.2  # a text-bearing box filling this share of a textless box alone in it lends it its text
 CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
@@ -285,6 +286,27 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
     return remaining, widgets_out
 
 
+def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
+    """A detector box without text that holds just one other detector box, a text-bearing one filling at
+    least :data:`CHILD_SHARE` of it, takes that box's text: the same control boxed at its padded hit area
+    and at its content (a phone tab round its icon and label)."""
+    detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
+    if len(detected) < 2:
+        return list(widgets)
+    boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
+    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
+    np.fill_diagonal(inside, False)
+    areas = geometry.areas(boxes)
+    only = inside.sum(axis=0) == 1
+    child = inside.argmax(axis=0)
+    out = list(widgets)
+    lending = np.flatnonzero(only & (areas[child] >= CHILD_SHARE * areas))
+    for outer, inner in zip(detected[lending].tolist(), detected[child[lending]].tolist(), strict=True):
+        if not widgets[outer].text and widgets[inner].text:
+            out[outer] = widgets[outer].replace(text=widgets[inner].text)
+    return out
+
+
 def reading_order(elements: Sequence[Element]) -> list[Element]:
     """Top-to-bottom rows, left to right within a row (a row: centres within half a line height)."""
     if not elements:
@@ -398,6 +420,7 @@ def merge_elements(
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
     texts, others = attach_text(texts, others)
+    others = label_padded_boxes(others)
     others = unlabelled_marks_to_icons(texts, others)
     texts, others = label_marks(texts, others)
     if screen_width is not None:

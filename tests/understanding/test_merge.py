@@ -243,3 +243,21 @@ def test_a_landscape_detector_box_joins_unless_it_holds_several_text_lines() -> 
         (ElementType.BUTTON, tab.bbox, "Settings", "detector"),
         *[(ElementType.TEXT, cell.bbox, cell.text, "ocr") for cell in cells],
     ]
+
+
+def test_a_tab_boxed_round_its_area_and_its_label_says_its_label_twice() -> None:
+    """A phone tab (phone_real, com.roku.remote): the detector boxes the tab and, inside, its icon and
+    label; the tab's box takes the label too, so neither box reaches the agent blank."""
+    tab = Element(bbox=(285, 1175, 568, 1260), type=ElementType.ICON, source="detector", score=0.5)
+    content = Element(bbox=(370, 1178, 445, 1256), type=ElementType.ICON, source="detector", score=0.5)
+    card = Element(bbox=(0, 200, 575, 480), type=ElementType.ICON, source="detector", score=0.5)
+    buy = Element(bbox=(20, 420, 120, 460), type=ElementType.ICON, source="detector", score=0.5)
+    labels = [text((378, 1225, 438, 1250), "Devices"), text((40, 428, 100, 452), "Buy")]
+    elements = [tab, content, card, buy, *labels]
+    merged = merge_elements(elements, 575, 1280)
+    assert [(e.bbox, e.text) for e in merged] == [
+        ((0, 200, 575, 480), None),  # a card holding a small button is not that button
+        ((20, 420, 120, 460), "Buy"),
+        ((285, 1175, 568, 1260), "Devices"),
+        ((370, 1178, 445, 1256), "Devices"),
+    ]
