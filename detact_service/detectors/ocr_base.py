@@ -81,6 +81,14 @@ class OcrStage(Backend):
         return parse.with_elements([*parse.elements, *elements])
 
 
+def line_ink(crop: npt.NDArray[np.int16]) -> npt.NDArray[np.bool_]:
+    """The ink of a text line's RGB crop: pixels whose grey differs from the median grey of the crop's
+    border by more than :data:`INK_CONTRAST`."""
+    grey = crop.mean(axis=2)
+    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
+    return np.asarray(np.abs(grey - np.median(border)) > INK_CONTRAST)
+
+
 def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
     """Horizontal extents of the items of an axis-aligned line box.
 
@@ -94,9 +102,7 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
     if line_height < 4 or x2 - x1 < 3 * line_height:
         return [(int(x1), int(x2))]
     crop = image[y1:y2, x1:x2].astype(np.int16)
-    grey = crop.mean(axis=2)
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    ink = np.abs(grey - np.median(border)) > INK_CONTRAST
+    ink = line_ink(crop)
     inked = ink.any(axis=0)
     columns = np.flatnonzero(inked)
     if len(columns) == 0:

@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service import geometry
-from detact_service.core import DETECTOR_SOURCE, Element, ElementType
+from detact_service.core import DETECTOR_SOURCE, Element
+from detact_service.detectors.ocr_base import line_ink
 from detact_service.stages import RGBImage
 
-INK_CONTRAST = 40  # grey levels between ink and the line's background (as the OCR's item split)
 ROW_OVERLAP = 0.5  # share of the line's height a detector box must span to sit on the line
 PARTIAL = 0.9  # a box covering less than this share of the line's width holds only some of its words
 MAX_BOX_LINES = 3.0  # a box this many line heights tall or taller is a panel, not a control on the line
@@ -39,9 +39,7 @@ def word_extents(
     crop = image[y1:y2, x1:x2].astype(np.int16)
     if crop.size == 0 or words < 2:
         return None
-    grey = crop.mean(axis=2)
-    border = np.concatenate([grey[0], grey[-1], grey[:, 0], grey[:, -1]])
-    ink = np.abs(grey - np.median(border)) > INK_CONTRAST
+    ink = line_ink(crop)
     ink = ink[ink.mean(axis=1) < RULE_SHARE]  # a row inked nearly across is a rule or an edge, not text
     columns = np.flatnonzero(ink.any(axis=0))
     if len(columns) < words:
@@ -124,9 +122,5 @@ def pieces(
     out = []
     for run in np.split(np.arange(len(words)), breaks):
         a, b = int(extents[run[0], 0]), int(extents[run[-1], 1])
-        out.append(
-            text.replace(
-                bbox=(a, y1, max(b, a + 1), y2), text=" ".join(words[i] for i in run), type=ElementType.TEXT
-            )
-        )
+        out.append(text.replace(bbox=(a, y1, max(b, a + 1), y2), text=" ".join(words[i] for i in run)))
     return out
