@@ -40,6 +40,7 @@ PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this m
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
+STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
 CHILD_SHARE = 0.2  # a text-bearing box filling this share of a textless box alone in it lends it its text
@@ -142,7 +143,9 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
     Only detector boxes count as controls here: the classical segmenter's types are guesses that a real
     screen's list row (an avatar read as a radio, a badge as a button) would otherwise break up. A box
     whose controls cover less than :data:`GROUP_COVER` of it has a surface of its own (a search field
-    with icons at its ends, a tappable card) and stays, beside the controls it holds. An inner box that
+    with icons at its ends, a tappable card) and stays, beside the controls it holds, unless they lie on
+    :data:`STACKED_ROWS` rows or more (a mail list's stars and dates: a list, whose texts would all join
+    it). An inner box that
     is one of ``texts`` (IoU >= :data:`LABEL_BOX_IOU`) is a label, not a control: a tile with its icon
     and its caption detected apart is one control.
     """
@@ -166,9 +169,28 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
     # one caption box (padded round one text line) beside one other control: an icon and its caption
     # detected apart, a search field and its icon: one control, not a group
     captioned = ((inside & caption[:, None]).sum(axis=0) == 1) & (controls == 2)
+    stacked = control_rows(boxes, inside & ~is_label[:, None]) >= STACKED_ROWS
     group = np.zeros(len(widgets), dtype=bool)
-    group[np.flatnonzero(detected)] = (controls >= 2) & ~captioned & (covered >= GROUP_COVER)
+    group[np.flatnonzero(detected)] = (controls >= 2) & ~captioned & ((covered >= GROUP_COVER) | stacked)
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
+
+
+def control_rows(boxes: npt.NDArray[np.float64], members: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """For each outer box, on how many rows its member boxes lie (``members``: [inner, outer]).
+
+    A member starts a row when no member above it (by top edge) overlaps it vertically by half the
+    smaller height; the rows are those starts.
+    """
+    tops, bottoms = boxes[:, 1], boxes[:, 3]
+    heights = np.maximum(bottoms - tops, 1.0)
+    overlap = np.minimum(bottoms[:, None], bottoms[None, :]) - np.maximum(tops[:, None], tops[None, :])
+    same_row = overlap >= 0.5 * np.minimum(heights[:, None], heights[None, :])
+    order = np.lexsort((np.arange(len(boxes)), tops))
+    rank = np.empty(len(boxes), dtype=np.int64)
+    rank[order] = np.arange(len(boxes))
+    earlier_same_row = same_row & (rank[:, None] < rank[None, :])  # [j above, i]
+    blocked = (earlier_same_row.T.astype(np.int64) @ members.astype(np.int64)) > 0  # [i, outer]
+    return (members & ~blocked).sum(axis=0)
 
 
 def caption_boxes(

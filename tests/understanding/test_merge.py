@@ -192,6 +192,22 @@ def test_a_search_field_with_icons_at_its_ends_stays_beside_them() -> None:
     ]
 
 
+def test_a_sparse_box_over_a_list_leaves_each_row_its_text() -> None:
+    # a mail list: a star button and a date per row inside one detector box that covers little of it
+    rows = range(4)
+    panel = detected((40, 30, 690, 340))
+    stars = [detected((50, 80 + 60 * r, 80, 110 + 60 * r)) for r in rows]
+    dates = [detected((620, 85 + 60 * r, 680, 105 + 60 * r)) for r in rows]
+    subjects = [text((90, 85 + 60 * r, 590, 105 + 60 * r), f"Subject {r}") for r in rows]
+    merged = merge_elements([panel, *stars, *dates, *subjects], screen_width=1366, screen_height=768)
+    assert panel.bbox not in [e.bbox for e in merged]
+    assert [e.text for e in merged if e.type is ElementType.TEXT] == [f"Subject {r}" for r in rows]
+    # two rows of controls in a sparse box: a card with its buttons, which keeps its text
+    two_rows = [panel, *stars[:2], *dates[:2], *subjects[:2]]
+    card = merge_elements(two_rows, screen_width=1366, screen_height=768)
+    assert (panel.bbox, "Subject 0 Subject 1") in [(e.bbox, e.text) for e in card]
+
+
 def test_a_list_row_is_one_element_with_its_text_and_icon() -> None:
     elements = [
         detected((0, 200, 1080, 330)),
