@@ -410,7 +410,9 @@ def icon_candidate(element: Element, settings: Settings, letters: bool = False) 
     if element.type not in MATCH_TYPES:
         return False
     text = element.text
-    if text and text.strip() and not is_glyph_text(text) and not (letters and is_letter_text(text)):
+    read_score = element.score if element.source.startswith("ocr") else 1.0  # the OCR's own confidence
+    glyph = is_glyph_text(text or "", read_score)
+    if text and text.strip() and not glyph and not (letters and is_letter_text(text)):
         return False
     width, height = element.width, element.height
     if min(width, height) < settings.icons.min_size or max(width, height) > settings.icons.max_size:

@@ -43,7 +43,8 @@ GROUP_COVER = 0.25  # a detector box its controls cover less than this share of 
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
-CHILD_SHARE = 0.2  # a text-bearing box filling this share of a textless box alone in it lends it its text
+CHILD_SHARE = 0.2  # the boxes a textless box holds fill this share of it to lend it their text
+LABEL_ROWS = 2  # on at most this many rows (a title and a subtitle)
 CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a panel, not a control
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
@@ -54,6 +55,7 @@ LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label ma
 # within 1.06 heights at the 90th percentile in the data engine's web screens, while the first link of a
 # table row beside a row checkbox sits 1.24 or more at the 10th: a link there is a control of its own.
 LABEL_TAKEN = 1.2
+WORD_CONFIDENCE = 0.8  # OCR confidence at which two letters of another script are a word, not a glyph
 LABEL_OVERLAP = 0.3  # how far (in control heights) a label's box may overlap a padded control box
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
@@ -264,7 +266,7 @@ def label_marks(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
             gap = np.where(right, right_gap, np.where(left, left_gap + LABEL_TAKEN * height, np.inf))
             gap[~same_row] = np.inf
             gap[list(taken)] = np.inf
-            gap[[is_glyph_text(t.text or "") for t in texts]] = np.inf  # a pictogram is no label
+            gap[[is_glyph_text(t.text or "", t.score) for t in texts]] = np.inf  # a pictogram is no label
             nearest = int(gap.argmin())
             if np.isfinite(gap[nearest]):
                 taken.add(nearest)
@@ -309,23 +311,36 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
 
 
 def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
-    """A detector box without text that holds just one other detector box, a text-bearing one filling at
-    least :data:`CHILD_SHARE` of it, takes that box's text: the same control boxed at its padded hit area
-    and at its content (a phone tab round its icon and label)."""
+    """A detector box without text takes the text of the detector boxes it holds: the same control boxed
+    at its padded hit area and round its content (a phone tab round its icon and label, a status bar's
+    ``Page 1 of 1`` round ``Page 1`` and ``of 1``).
+
+    It holds at least one box with text and at most one without (an icon); the boxes with text lie on at
+    most :data:`LABEL_ROWS` rows and all it holds fills at least :data:`CHILD_SHARE` of it (a panel round
+    a few labels is no control). The texts join in reading order.
+    """
     detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
     if len(detected) < 2:
         return list(widgets)
     boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
     inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
     np.fill_diagonal(inside, False)
+    has_text = np.asarray([bool(widgets[i].text) for i in detected.tolist()])
     areas = geometry.areas(boxes)
-    only = inside.sum(axis=0) == 1
-    child = inside.argmax(axis=0)
+    text_children = inside & has_text[:, None]
+    filled = (inside * areas[:, None]).sum(axis=0) >= CHILD_SHARE * areas
+    lending = (
+        ~has_text
+        & (text_children.sum(axis=0) >= 1)
+        & ((inside & ~has_text[:, None]).sum(axis=0) <= 1)
+        & (control_rows(boxes, text_children) <= LABEL_ROWS)
+        & filled
+    )
     out = list(widgets)
-    lending = np.flatnonzero(only & (areas[child] >= CHILD_SHARE * areas))
-    for outer, inner in zip(detected[lending].tolist(), detected[child[lending]].tolist(), strict=True):
-        if not widgets[outer].text and widgets[inner].text:
-            out[outer] = widgets[outer].replace(text=widgets[inner].text)
+    for outer in np.flatnonzero(lending).tolist():
+        children = [widgets[int(detected[i])] for i in np.flatnonzero(text_children[:, outer]).tolist()]
+        joined = " ".join(child.text or "" for child in reading_order(children)).strip()
+        out[int(detected[outer])] = widgets[int(detected[outer])].replace(text=joined or None)
     return out
 
 
@@ -348,14 +363,16 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
     return [elements[i] for row in rows for i in sorted(row, key=lambda i: (boxes[i, 0], boxes[i, 1]))]
 
 
-def is_glyph_text(text: str) -> bool:
+def is_glyph_text(text: str, score: float = 1.0) -> bool:
     """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三').
 
-    Two letters of another script are a word, not a glyph: Chinese and Japanese labels are often two
-    characters (``返回`` back, ``主页`` home under a phone's tab icons), and were dropped as glyphs.
+    Two letters of another script read with confidence ``score`` >= :data:`WORD_CONFIDENCE` are a word,
+    not a glyph: Chinese and Japanese labels are often two characters (``返回`` back, ``主页`` home under
+    a phone's tab icons), and were dropped as glyphs; an icon misread as two such letters (``中口``,
+    ``人业``) is read with less confidence.
     """
     stripped = text.strip()
-    if len(stripped) == 2 and stripped.isalpha():
+    if len(stripped) == 2 and stripped.isalpha() and score >= WORD_CONFIDENCE:
         return False
     return 0 < len(stripped) <= 2 and not any(c.isascii() and c.isalnum() for c in stripped)
 
@@ -371,7 +388,7 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     text_in_widget = geometry.containment(text_boxes, widget_boxes)
     widget_in_text = geometry.containment(widget_boxes, text_boxes).T
     is_control = np.asarray([w.type in MARK_CONTROLS for w in widgets])
-    glyph = np.asarray([is_glyph_text(t.text or "") for t in texts])
+    glyph = np.asarray([is_glyph_text(t.text or "", t.score) for t in texts])
     in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
     overlaps = ((text_in_widget >= TEXT_INSIDE) | (widget_in_text >= TEXT_INSIDE)).any(axis=1)
     drop = in_control | (glyph & overlaps)

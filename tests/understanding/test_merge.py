@@ -78,6 +78,35 @@ def test_a_two_character_label_under_a_tab_icon_is_the_tab_s_text() -> None:
     ]
 
 
+def test_an_icon_misread_as_two_letters_with_little_confidence_is_a_glyph() -> None:
+    """phone_real: a copy icon read as ``中口`` at 0.73, a tab's label ``主页`` at 1.0 (rapidocr's scores)."""
+    icon_button = Element(bbox=(900, 100, 980, 180), type=ElementType.ICON, source="detector", score=0.6)
+    tab = Element(bbox=(100, 1175, 220, 1256), type=ElementType.ICON, source="detector", score=0.6)
+    misread = Element(bbox=(915, 120, 965, 160), type=ElementType.TEXT, text="中口", source="ocr", score=0.73)
+    label = Element(bbox=(140, 1227, 180, 1250), type=ElementType.TEXT, text="主页", source="ocr", score=1.0)
+    merged = merge_elements([icon_button, tab, misread, label], 1080, 2340)
+    assert [(e.bbox, e.text) for e in merged] == [(icon_button.bbox, None), (tab.bbox, "主页")]
+
+
+def test_a_box_round_two_labelled_boxes_says_their_text() -> None:
+    """A LibreOffice status bar field (ScreenAgent desktop): ``Page 1 of 1`` boxed whole and word by word."""
+    field = detected((34, 720, 117, 741))
+    page, of = detected((33, 720, 77, 740)), detected((80, 720, 112, 740))
+    lines = [text((36, 722, 75, 739), "Page 1"), text((82, 722, 110, 739), "of 1")]
+    merged = merge_elements([field, page, of, *lines], 1024, 768)
+    assert sorted((e.bbox, e.text) for e in merged) == [
+        (page.bbox, "Page 1"),
+        (field.bbox, "Page 1 of 1"),
+        (of.bbox, "of 1"),
+    ]
+    # a panel round three rows of labels is no control: it stays blank
+    panel = detected((0, 100, 400, 400))
+    rows = [detected((10, 110 + 90 * r, 390, 180 + 90 * r)) for r in range(3)]
+    row_lines = [text((20, 120 + 90 * r, 300, 170 + 90 * r), f"Row {r}") for r in range(3)]
+    merged = merge_elements([panel, *rows, *row_lines], 1024, 768)
+    assert (panel.bbox, None) in [(e.bbox, e.text) for e in merged]
+
+
 def test_an_icon_read_as_a_symbol_by_ocr_is_kept_once() -> None:
     elements = [
         text((398, 74, 423, 99), "×"),
