@@ -9,6 +9,8 @@ Definitions (the same for our profiles and for every peer):
   IoU, highest first, and taken greedily when neither side is taken yet. Types are ignored: a text line a
   parser emits over a button's caption matches the button when the boxes overlap enough.
 - **Recall**: matched interactive labels / interactive labels (matching against interactive labels only).
+- **Recall per control**: the same matches, counting a nested pair of labels once (an icon alone in its
+  button, an ``<a>`` filling its ``<li>``: :mod:`training.eval.controls`), found when either is matched.
 - **Precision**: matched predictions / predictions, matching against *all* labels (text, image and
   region labels included), so a correct box around plain text is not a false positive.
 - **Text recall**: of the labels with a text (at least one letter or digit), the share whose text is
@@ -25,7 +27,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from detact_service.geometry import greedy_match, intersection_over_smaller, iou_matrix
+from training.eval.controls import controls_found
 
 IOU_THRESHOLD = 0.5
 TEXT_THRESHOLD = 80.0
@@ -54,6 +59,8 @@ class Counts:
     texts: int = 0
     texts_found: int = 0
     screens: int = 0
+    controls: int = 0
+    controls_found: int = 0
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(
@@ -64,12 +71,19 @@ class Counts:
             self.texts + other.texts,
             self.texts_found + other.texts_found,
             self.screens + other.screens,
+            self.controls + other.controls,
+            self.controls_found + other.controls_found,
         )
 
     @property
     def recall(self) -> float | None:
         """Interactive recall at IoU 0.5 (``None`` without interactive labels)."""
         return self.interactive_found / self.interactive if self.interactive else None
+
+    @property
+    def control_recall(self) -> float | None:
+        """Recall per control (``None`` without interactive labels)."""
+        return self.controls_found / self.controls if self.controls else None
 
     @property
     def precision(self) -> float | None:
@@ -112,11 +126,24 @@ def score_screen(labels: Sequence[Boxed], predictions: Sequence[Boxed]) -> Count
     """Counts for one screen (see the module docstring for the definitions)."""
     interactive = [lab.bbox for lab in labels if lab.interactive]
     pred_boxes = [p.bbox for p in predictions]
-    found = len(greedy_match(iou_matrix(pred_boxes, interactive), IOU_THRESHOLD))
+    pairs = greedy_match(iou_matrix(pred_boxes, interactive), IOU_THRESHOLD)
+    matched_labels = np.zeros(len(interactive), dtype=bool)
+    matched_labels[[label for _, label in pairs]] = True
+    controls, found_controls = controls_found(interactive, matched_labels)
     matched = len(greedy_match(iou_matrix(pred_boxes, [lab.bbox for lab in labels]), IOU_THRESHOLD))
     texts = [lab for lab in labels if has_text(lab.text)]
     texts_found = sum(text_found(lab, predictions) for lab in texts)
-    return Counts(len(interactive), found, len(predictions), matched, len(texts), texts_found, 1)
+    return Counts(
+        interactive=len(interactive),
+        interactive_found=len(pairs),
+        predictions=len(predictions),
+        predictions_matched=matched,
+        texts=len(texts),
+        texts_found=texts_found,
+        screens=1,
+        controls=controls,
+        controls_found=found_controls,
+    )
 
 
 def total(counts: Iterable[Counts]) -> Counts:

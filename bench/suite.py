@@ -476,11 +476,12 @@ def markdown(run_: Run) -> str:
         "score >= 80). Note that `detact` emits OCR text lines and segmenter regions: a button's caption "
         "line is much smaller than the button, so it matches only when it fills most of it; the labels "
         "also nest (an icon inside a button, a checkbox inside a list item), which no one-box-per-control "
-        "parser can all match.",
+        "parser can all match. **Per control**: the same matches, a nested pair counted once (an icon alone "
+        "in its button, an `<a>` filling its `<li>`; `training/eval/controls.py`), found when either is.",
         "",
-        "| source | parser | screens | interactive labels | elements / screen | recall@0.5 | precision "
-        "| text recall |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| source | parser | screens | interactive labels | controls | elements / screen | recall@0.5 "
+        "| per control | precision | text recall |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     qualities = {row: quality(run_, row) for row in rows}
     for source in [*SOURCES, "all"]:
@@ -491,8 +492,9 @@ def markdown(run_: Run) -> str:
             per_screen = c.predictions / c.screens if c.screens else 0.0
             name = f"**{source}**" if source == "all" else source
             lines.append(
-                f"| {name} | {label(row)} | {c.screens} | {c.interactive} | {per_screen:.0f} | "
-                f"{fmt(c.recall)} | {fmt(c.precision)} | {fmt(c.text_recall)} |"
+                f"| {name} | {label(row)} | {c.screens} | {c.interactive} | {c.controls} "
+                f"| {per_screen:.0f} | {fmt(c.recall)} | {fmt(c.control_recall)} | {fmt(c.precision)} "
+                f"| {fmt(c.text_recall)} |"
             )
     lines += ["", "![quality per source](bench/quality_sources.png)", ""]
     ours = [r for r in rows if r.startswith("profile:")]

@@ -82,6 +82,7 @@ def test_peer_is_scored_class_agnostically_on_the_same_screen() -> None:
         return boxes, np.array([0.9, 0.8, 0.3])
 
     result = SourceResult(screens=1, interactive_total=2, interactive_found=2)
+    result.controls_total = result.controls_found = 2
     result.predictions = result.predictions_matched = 2
     classes = ["text", "button", "checkbox", "icon"]
     score_peer(result, screen, peer, classes)
@@ -90,7 +91,8 @@ def test_peer_is_scored_class_agnostically_on_the_same_screen() -> None:
     assert result.peer.interactive_found == 1, "the checkbox, not the button"
     assert result.peer.predictions == 3 and result.peer.predictions_matched == 2
     (row,) = [line for line in peer_table({"toy": result}, "test") if line.startswith("| toy |")]
-    assert row.startswith("| toy | 1.000 | 0.500 | 1.000 | 0.667 |")
+    assert result.peer.controls_found == 1
+    assert row.startswith("| toy | 1.000 | 0.500 | 1.000 | 0.500 | 1.000 | 0.667 |")
 
 
 def test_attribute_scoring() -> None:

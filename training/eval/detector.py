@@ -33,6 +33,7 @@ from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Elem
 from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
 from training.data.export import YOLO_MERGE, load_items
+from training.eval.controls import controls_found
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "DETECTOR.md"
 SEEDS = range(1000, 1100)
@@ -74,16 +75,23 @@ def greedy_matches(
     truth: npt.NDArray[np.float64], predicted: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
 ) -> int:
     """How many labelled boxes are found: predictions taken by score, each matching one box at IoU >= 0.5."""
-    if len(truth) == 0 or len(predicted) == 0:
-        return 0
-    ious = iou_matrix(predicted, truth)
+    return int(found_mask(truth, predicted, scores).sum())
+
+
+def found_mask(
+    truth: npt.NDArray[np.float64], predicted: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
+) -> npt.NDArray[np.bool_]:
+    """Which labelled boxes :func:`greedy_matches` finds."""
     taken = np.zeros(len(truth), dtype=bool)
+    if len(truth) == 0 or len(predicted) == 0:
+        return taken
+    ious = iou_matrix(predicted, truth)
     for p in np.argsort(-scores):
         candidates = np.where(~taken, ious[p], 0.0)
         best = int(candidates.argmax())
         if candidates[best] >= IOU:
             taken[best] = True
-    return int(taken.sum())
+    return taken
 
 
 @dataclass
@@ -96,6 +104,8 @@ class SourceResult:
     total: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
     interactive_found: int = 0
     interactive_total: int = 0
+    controls_found: int = 0
+    controls_total: int = 0
     predictions: int = 0
     predictions_matched: int = 0
     map_predictions: list[object] = field(default_factory=list)
@@ -109,6 +119,7 @@ class PeerResult:
 
     seconds: float = 0.0
     interactive_found: int = 0
+    controls_found: int = 0
     predictions: int = 0
     predictions_matched: int = 0
 
@@ -140,7 +151,10 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
     interactive = interactive_truth(screen, classes)
     result.interactive_total += len(interactive)
     found, matched = agnostic_matches(screen, interactive, pred_boxes, scores)
-    result.interactive_found += found
+    result.interactive_found += int(found.sum())
+    controls, controls_hit = controls_found(interactive, found)
+    result.controls_total += controls
+    result.controls_found += controls_hit
     result.predictions += len(predicted)
     result.predictions_matched += matched
     result.map_targets.append(sv.Detections(xyxy=truth_boxes, class_id=truth_cls))
@@ -161,9 +175,11 @@ def interactive_truth(screen: Screen, classes: Sequence[str]) -> Boxes:
     return _boxes([e for e in screen.labels if e.is_interactive and label_class(e, classes) is not None])
 
 
-def agnostic_matches(screen: Screen, interactive: Boxes, predicted: Boxes, scores: Boxes) -> tuple[int, int]:
-    """(interactive boxes found by any prediction, predictions overlapping any labelled box) at IoU 0.5."""
-    found = greedy_matches(interactive, predicted, scores)
+def agnostic_matches(
+    screen: Screen, interactive: Boxes, predicted: Boxes, scores: Boxes
+) -> tuple[npt.NDArray[np.bool_], int]:
+    """(which interactive boxes any prediction finds, predictions overlapping any labelled box) at IoU 0.5."""
+    found = found_mask(interactive, predicted, scores)
     if not len(predicted) or not screen.labels:
         return found, 0
     best = iou_matrix(predicted, _boxes(screen.labels)).max(axis=1)
@@ -176,8 +192,10 @@ def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes
     boxes, scores = peer(screen.image)
     counts = result.peer = result.peer or PeerResult()
     counts.seconds += time.perf_counter() - started
-    found, matched = agnostic_matches(screen, interactive_truth(screen, classes), boxes, scores)
-    counts.interactive_found += found
+    interactive = interactive_truth(screen, classes)
+    found, matched = agnostic_matches(screen, interactive, boxes, scores)
+    counts.interactive_found += int(found.sum())
+    counts.controls_found += controls_found(interactive, found)[1]
     counts.predictions += len(boxes)
     counts.predictions_matched += matched
 
@@ -262,17 +280,19 @@ def peer_table(results: dict[str, SourceResult], note: str, name: str = "OmniPar
         "",
         f"{intro}, one run, this machine's CPU; class-agnostic (any predicted box counts):",
         "",
-        f"| source | recall@0.5 detector | recall@0.5 {name} | precision detector | precision {name} "
-        f"| ms detector | ms {name} |",
-        "|---|---|---|---|---|---|---|",
+        f"| source | recall@0.5 detector | recall@0.5 {name} | per control detector | per control {name} "
+        f"| precision detector | precision {name} | ms detector | ms {name} |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for source, result in sorted(results.items()):
         peer = result.peer
         if peer is None:
             continue
         total = max(1, result.interactive_total)
+        controls = max(1, result.controls_total)
         lines.append(
             f"| {source} | {result.interactive_found / total:.3f} | {peer.interactive_found / total:.3f} "
+            f"| {result.controls_found / controls:.3f} | {peer.controls_found / controls:.3f} "
             f"| {result.predictions_matched / max(1, result.predictions):.3f} "
             f"| {peer.predictions_matched / max(1, peer.predictions):.3f} "
             f"| {1000 * result.seconds / max(1, result.screens):.0f} "
@@ -296,17 +316,20 @@ def report(
         "engine's test split (templates never trained on) per source, and MiniWoB++ seeds 1000-1099",
         "(`miniwob-eval`).",
         "",
-        "| source | screens | mAP50 | mAP50-95 | interactive recall@0.5 | precision@0.5 | ms / screen |",
-        "|---|---|---|---|---|---|---|",
+        "| source | screens | mAP50 | mAP50-95 | interactive recall@0.5 | per control | precision@0.5 "
+        "| ms / screen |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for source, result in sorted(results.items()):
         map50, map5095 = mean_average_precision(result)
         recall = result.interactive_found / max(1, result.interactive_total)
         precision = result.predictions_matched / max(1, result.predictions)
         ms = 1000 * result.seconds / max(1, result.screens)
+        per_control = result.controls_found / max(1, result.controls_total)
         lines.append(
             f"| {source} | {result.screens} | {map50:.3f} | {map5095:.3f} | {recall:.3f} "
-            f"({result.interactive_found}/{result.interactive_total}) | {precision:.3f} | {ms:.0f} |"
+            f"({result.interactive_found}/{result.interactive_total}) | {per_control:.3f} "
+            f"({result.controls_found}/{result.controls_total}) | {precision:.3f} | {ms:.0f} |"
         )
     lines += ["", "Recall per class at IoU 0.5:", "", "| class | " + " | ".join(sorted(results)) + " |"]
     lines.append("|---|" + "---|" * len(results))
