@@ -28,6 +28,9 @@ LOSSY_WEAK_GRADIENT (rendered PNG screens: < 1 %; JPEG: 7-50 %)."""
 LOSSY_GRADIENT_THRESHOLD = 32
 """Edge threshold for lossy screenshots (after denoising); faint borders are lost there."""
 DENOISE_DIAMETER, DENOISE_SIGMA_COLOR, DENOISE_SIGMA_SPACE = 5, 30.0, 5.0
+FLAT_GRADIENT = 24.0
+"""A pixel is flat when its grey Sobel gradient (|dx| + |dy|, 3x3) is below this: a UI's background is,
+through JPEG noise too; a photograph's texture is not."""
 """The bilateral filter applied to lossy screenshots."""
 EDGE_GROWTH = GRADIENT_KERNEL // 2
 """The gradient marks this many pixels outside a shape; component boxes are shrunk back by it."""
@@ -63,6 +66,7 @@ class Integrals:
     gray_sq: npt.NDArray[np.float64]
     edges: npt.NDArray[np.int32]
     edges_no_text: npt.NDArray[np.int32]
+    flat: npt.NDArray[np.int32]
 
     def _stat(self, integral: npt.NDArray[np.number], boxes: IntBoxes) -> tuple[FloatArray, FloatArray]:
         clipped = geometry.clip(boxes, self.width, self.height)
@@ -89,6 +93,14 @@ class Integrals:
         mean = (so - si) / area
         return np.sqrt(np.clip((qo - qi) / area - mean**2, 0.0, None))
 
+    def band_flat(self, outer: IntBoxes, inner: IntBoxes) -> FloatArray:
+        """Share of flat pixels (:func:`flat_mask`) in the band between ``outer`` and ``inner`` (1 when
+        the band is empty)."""
+        so, ao = self._stat(self.flat, outer)
+        si, ai = self._stat(self.flat, inner)
+        area = ao - ai
+        return np.where(area > 0, (so - si) / np.maximum(area, 1.0), 1.0)
+
     def gray_std(self, boxes: IntBoxes) -> FloatArray:
         s, a = self._stat(self.gray, boxes)
         q, _ = self._stat(self.gray_sq, boxes)
@@ -98,6 +110,14 @@ class Integrals:
     def edge_density(self, boxes: IntBoxes, no_text: bool = False) -> FloatArray:
         s, a = self._stat(self.edges_no_text if no_text else self.edges, boxes)
         return s / np.maximum(a, 1.0)
+
+
+def flat_mask(gray: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """0/1: the pixels whose grey gradient is below :data:`FLAT_GRADIENT` (saturating 8-bit sums: only
+    the threshold matters)."""
+    dx = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3))
+    dy = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3))
+    return np.asarray(cv2.add(dx, dy) < FLAT_GRADIENT, dtype=np.uint8)
 
 
 def luma(rgb: FloatArray) -> FloatArray:

@@ -29,6 +29,7 @@ from detact_service.detectors.classical_pixels import (
     distance,
     edge_map,
     filled_fraction,
+    flat_mask,
     inset,
     luma,
     saturation,
@@ -159,6 +160,28 @@ ICON_GROUP_GAP = 3
 ICON_MAX_TEXT_COVER = 0.3
 
 
+# --- photographs ----------------------------------------------------------------------------------
+SURROUND = 0.5
+"""The ground round a region is sampled this fraction of its longer side wide (at least SURROUND_MIN px)."""
+SURROUND_MIN = 4
+MIN_FLAT_GROUND = 0.5
+"""A region whose ground is flat for less than this share lies on a photograph's texture: a rock or a
+leaf, not a control. On `phone_real`'s 290 screens 309 of the `full` parse's 969 segments not matching
+a clickable view lie below it and none of the 7 that match; on the data engine's test screens none of
+the segments matching a label does (the lowest: 0.61)."""
+
+
+def on_flat_ground(elements: Sequence[Element], ints: Integrals) -> list[Element]:
+    """The ``elements`` whose surroundings are mostly flat (:data:`MIN_FLAT_GROUND`)."""
+    if not elements:
+        return []
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.int64)
+    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    pad = np.maximum(SURROUND_MIN, (SURROUND * sides).astype(np.int64))
+    flat = ints.band_flat(inset(boxes, -pad), boxes)
+    return [e for e, keep in zip(elements, (flat >= MIN_FLAT_GROUND).tolist(), strict=True) if keep]
+
+
 @register("regions", "classical")
 class ClassicalSegmenter(BaseStage):
     """UIED-like regions stage: gradient edges, components, heuristics; no model."""
@@ -220,6 +243,7 @@ class ClassicalSegmenter(BaseStage):
         ]
         leftovers = np.asarray([kind is None for kind in kinds]) & ~misread
         elements += self._group_icons(raw[leftovers], elements, text_boxes, width, height)
+        elements = on_flat_ground(elements, ints)
         min_side = scaled_min(MIN_COMPONENT_SIDE, scale)
         return postprocess_regions(elements, text_boxes, width, height, min_side)
 
@@ -290,9 +314,11 @@ class ClassicalSegmenter(BaseStage):
         height, width = image.shape[:2]
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         gray_sum, gray_sq = cv2.integral2(gray, sdepth=cv2.CV_32S, sqdepth=cv2.CV_64F)
+        flat = flat_mask(np.asarray(gray, dtype=np.uint8))
         edges_no_text = edges.copy()
         for x1, y1, x2, y2 in geometry.clip(text_boxes, width, height):
             edges_no_text[y1:y2, x1:x2] = 0
+            flat[y1:y2, x1:x2] = 1  # a label's letters are the UI's, not a photograph's texture
         return Integrals(
             width=width,
             height=height,
@@ -301,6 +327,7 @@ class ClassicalSegmenter(BaseStage):
             gray_sq=np.asarray(gray_sq, dtype=np.float64),
             edges=np.asarray(cv2.integral(edges, sdepth=cv2.CV_32S), dtype=np.int32),
             edges_no_text=np.asarray(cv2.integral(edges_no_text, sdepth=cv2.CV_32S), dtype=np.int32),
+            flat=np.asarray(cv2.integral(flat, sdepth=cv2.CV_32S), dtype=np.int32),
         )
 
     def _classify(

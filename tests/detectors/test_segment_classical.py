@@ -354,3 +354,18 @@ def _timed(stage: ClassicalSegmenter, image: np.ndarray, parse: ScreenParse) -> 
     start = time.perf_counter()
     stage.run([image], [parse])
     return time.perf_counter() - start
+
+
+def test_a_photograph_yields_no_regions_and_the_controls_above_it_stay(stage: ClassicalSegmenter) -> None:
+    """A phone's new-tab page over a photo: its texture breaks into dozens of specks that are no controls."""
+    p = ScreenPainter(800, 600)
+    button, checkbox = p.button((40, 40, 200, 90), "Continue", (30, 100, 220)), p.checkbox((300, 50), True)
+    image = np.asarray(p.done().image).copy()
+    noise = cv2.GaussianBlur(np.random.default_rng(0).normal(size=(300, 800)).astype(np.float32), (0, 0), 4)
+    texture = np.clip(128 + 30 * noise / noise.std(), 0, 255)
+    image[300:] = np.stack([texture, 0.8 * texture, 0.6 * texture], axis=-1).astype(np.uint8)
+    regions = [e for e in stage.run([image], [ScreenParse(800, 600)])[0].elements if e.source == SOURCE]
+    assert [(e.type, e.bbox) for e in regions] == [
+        (ElementType.BUTTON, exclusive(button.bbox)),
+        (ElementType.CHECKBOX, exclusive(checkbox.bbox)),
+    ]
