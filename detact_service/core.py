@@ -40,6 +40,9 @@ class ElementType(StrEnum):
 
 DETECTOR_SOURCE = "detector"
 """``Element.source`` of a detector's box."""
+PHONE_ASPECT = 1.6
+"""Screens at least this many times taller than wide are phone-shaped (1080x2340 is 2.2, 720x1280 1.8); a
+portrait tablet (1.33) or a MiniWoB++ page (1.31) is not."""
 LANDSCAPE_DETECTOR_SOURCE = "landscape-detector"
 """``Element.source`` of the second (landscape) detector's boxes until the merge admits them as detector
 boxes (:func:`detact_service.understanding.merge.admit_landscape_boxes`)."""

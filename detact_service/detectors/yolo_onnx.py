@@ -16,7 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service import geometry
-from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Element, ElementType, ScreenParse
+from detact_service.core import (
+    DETECTOR_SOURCE,
+    LANDSCAPE_DETECTOR_SOURCE,
+    PHONE_ASPECT,
+    Element,
+    ElementType,
+    ScreenParse,
+)
 from detact_service.models import (
     MANIFEST,
     ModelSpec,
@@ -67,11 +74,6 @@ def detector_spec(settings: Settings, name: str) -> ModelSpec:
 def detector_model_path(settings: Settings) -> ModelSpec:
     """The configured detector's spec."""
     return detector_spec(settings, settings.detector.model)
-
-
-PHONE_ASPECT = 1.6
-"""Screens at least this many times taller than wide are phone-shaped (1080x2340 is 2.2, 720x1280 1.8); a
-portrait tablet (1.33) or a MiniWoB++ page (1.31) is not."""
 
 
 def optional_detector(settings: Settings, name: str) -> ModelSpec | None:

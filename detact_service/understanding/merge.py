@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,6 +25,7 @@ from detact_service.core import (
     DETECTOR_SOURCE,
     INTERACTIVE_TYPES,
     LANDSCAPE_DETECTOR_SOURCE,
+    PHONE_ASPECT,
     Element,
     ElementState,
     ElementType,
@@ -55,6 +57,9 @@ LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label ma
 # within 1.06 heights at the 90th percentile in the data engine's web screens, while the first link of a
 # table row beside a row checkbox sits 1.24 or more at the 10th: a link there is a control of its own.
 LABEL_TAKEN = 1.2
+STATUS_BAR_TOP = 0.05  # a phone's clock lies in this top share of the screen
+STATUS_BAR_MARGIN = 0.25  # the bar ends this many clock heights below the clock
+CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])")
 WORD_CONFIDENCE = 0.8  # OCR confidence at which two letters of another script are a word, not a glyph
 LABEL_OVERLAP = 0.3  # how far (in control heights) a label's box may overlap a padded control box
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
@@ -433,6 +438,27 @@ def has_label(control: Element, text_boxes: npt.NDArray[np.float64]) -> bool:
     return bool((same_row & near).any())
 
 
+def status_bar(elements: Sequence[Element], width: int, height: int) -> list[Element]:
+    """A phone's status bar (the clock, the battery, the signal) is no control: on a phone-shaped screen
+    whose top :data:`STATUS_BAR_TOP` holds a clock (``17:43``, ``9:41 AM``), what lies
+    above the clock's bottom (plus :data:`STATUS_BAR_MARGIN` of its height) keeps only its text, as
+    plain non-interactive text; its glyphs go. No clickable view of the 290 `phone_real` screens lies there.
+    """
+    if height < PHONE_ASPECT * width:
+        return list(elements)
+    clocks = [e for e in elements if e.bbox[3] <= STATUS_BAR_TOP * height and CLOCK.search(e.text or "")]
+    if not clocks:
+        return list(elements)
+    bottom = max(e.bbox[3] + STATUS_BAR_MARGIN * e.height for e in clocks)
+    out = []
+    for element in elements:
+        if element.bbox[3] > bottom:
+            out.append(element)
+        elif element.text and not is_glyph_text(element.text, element.score):
+            out.append(element.replace(type=ElementType.TEXT, state=ElementState(), interactive=False))
+    return out
+
+
 def drop_containers(widgets: Sequence[Element], screen_area: int) -> list[Element]:
     """Drop detector boxes over :data:`CONTAINER_SHARE` of the screen: a panel or a page, not a control."""
     return [
@@ -464,7 +490,10 @@ def merge_elements(
     texts, others = label_marks(texts, others)
     if screen_width is not None:
         others = type_detected_boxes(others, screen_width)
-    ordered = reading_order([*texts, *others])
+    merged = [*texts, *others]
+    if screen_width is not None and screen_height is not None:
+        merged = status_bar(merged, screen_width, screen_height)
+    ordered = reading_order(merged)
     return [element.replace(id=index) for index, element in enumerate(ordered)]
 
 

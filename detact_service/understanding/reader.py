@@ -109,6 +109,12 @@ def keeps_its_mark(element: Element, read_type: ElementType, confidence: float) 
     return is_mark(element) and read_type not in CHECKABLE and confidence < MARK_OVERRULE_CONFIDENCE
 
 
+def is_readable(element: Element) -> bool:
+    """Whether the reader reads ``element``: not a region, nor what the merge settled as plain text
+    (``interactive`` False: a phone's status bar)."""
+    return element.type is not ElementType.REGION and element.interactive is not False
+
+
 def is_mark(element: Element) -> bool:
     """A checkbox, radio or toggle whose state the segmenter read from its mark."""
     return element.type in CHECKABLE and element.state.checked is not None
@@ -302,7 +308,7 @@ class ReaderAttributeStage(Backend):
         )
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        picks = [[i for i, e in enumerate(p.elements) if e.type is not ElementType.REGION] for p in parses]
+        picks = [[i for i, e in enumerate(p.elements) if is_readable(e)] for p in parses]
         if not sum(len(p) for p in picks):
             return list(parses)
         reading = self.read_picked(images, parses, picks)

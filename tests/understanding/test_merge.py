@@ -306,3 +306,22 @@ def test_a_tab_boxed_round_its_area_and_its_label_says_its_label_twice() -> None
         ((285, 1175, 568, 1260), "Devices"),
         ((370, 1178, 445, 1256), "Devices"),
     ]
+
+
+def test_a_phone_s_status_bar_keeps_its_clock_as_plain_text_and_drops_its_glyphs() -> None:
+    """phone_real: the clock, the signal and the battery above an app's search field."""
+    clock = text((40, 20, 130, 60), "17:43")
+    battery = detected((980, 22, 1040, 58))
+    wifi = Element(bbox=(900, 24, 940, 56), type=ElementType.ICON, source="segment", score=0.5)
+    search = detected((20, 90, 1060, 200))
+    query = text((60, 120, 400, 170), "Search")
+    merged = merge_elements([clock, battery, wifi, search, query], 1080, 2340)
+    assert [(e.bbox, e.type, e.text, e.is_interactive) for e in merged] == [
+        (clock.bbox, ElementType.TEXT, "17:43", False),
+        (search.bbox, ElementType.LIST_ITEM, "Search", True),  # screen-wide: a row
+    ]
+    # a desktop's top row, or a phone screen without a clock up there, is left alone
+    desktop = merge_elements([clock, battery, wifi, search, query], 1920, 1080)
+    assert battery.bbox in [e.bbox for e in desktop]
+    no_clock = merge_elements([battery, search, query], 1080, 2340)
+    assert battery.bbox in [e.bbox for e in no_clock]

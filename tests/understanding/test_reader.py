@@ -122,6 +122,15 @@ def test_shipped_reader_reads_checkboxes_buttons_and_inputs_of_a_rendered_page(
     assert all(e.source.endswith("+reader") for e in read.values())
 
 
+def test_what_the_merge_settled_as_plain_text_is_not_read_again(
+    stage: ReaderAttributeStage, page: Page
+) -> None:
+    image, boxes = page
+    settled = Element(boxes["save"], ElementType.TEXT, text="Save", source="detector", interactive=False)
+    parse = ScreenParse(width=image.shape[1], height=image.shape[0], elements=[settled])
+    assert stage.run([image], [parse])[0].elements == [settled]
+
+
 def test_shipped_reader_reads_a_selected_tab(stage: ReaderAttributeStage, page: Page) -> None:
     read = read_page(stage, page)
     assert read["tab-home"].type is ElementType.TAB and read["tab-home"].state.selected is True
