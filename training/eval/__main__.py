@@ -1,7 +1,7 @@
 """``python -m training.eval relevance [--out docs/RELEVANCE.md] [--seeds 1000-1099]``,
 ``python -m training.eval detector|attributes|reader [--data DIR] [--out docs/...] [--seeds 1000-1099]`` and
 ``python -m training.eval locate [--out docs/LOCATE.md] [--seeds 1000-1099] [--pages 30] [--cache DIR]`` and
-``python -m training.eval phone [--split val] [--methods detector,fast,detact] [--limit N]`` and
+``python -m training.eval phone [--split val] [--methods detector,fast,full,detact] [--limit N]`` and
 ``python -m training.eval candidates BASE.pt [CKPT.pt ...] [--engine DIR] [--desktops DIR]``."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main() -> None:
             sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
     phone = sub.add_parser("phone", help="clickable-view recall on phone_real (split by app)")
     phone.add_argument("--split", default="val", choices=["train", "val", "test"])
-    phone.add_argument("--methods", default="detector,fast,detact", help="detector and/or profile names")
+    phone.add_argument("--methods", default="detector,fast,full,detact", help="detector and/or profile names")
     phone.add_argument("--limit", type=int, default=None, help="first N screens of the split")
     phone.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/PHONE.md)")
     candidates = sub.add_parser("candidates", help="detector checkpoints against the base at its box count")
