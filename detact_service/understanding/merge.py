@@ -349,6 +349,21 @@ def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
     return out
 
 
+def drop_blank_panels(widgets: Sequence[Element]) -> list[Element]:
+    """Drop a detector box left without text that holds boxes with text on :data:`STACKED_ROWS` rows or
+    more: a panel round a message's title, sender and lines (a reading pane), no control of its own."""
+    detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
+    if len(detected) < STACKED_ROWS + 1:
+        return list(widgets)
+    boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
+    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
+    np.fill_diagonal(inside, False)
+    has_text = np.asarray([bool(widgets[i].text) for i in detected.tolist()])
+    panel = ~has_text & (control_rows(boxes, inside & has_text[:, None]) >= STACKED_ROWS)
+    dropped = set(detected[panel].tolist())
+    return [w for i, w in enumerate(widgets) if i not in dropped]
+
+
 def reading_order(elements: Sequence[Element]) -> list[Element]:
     """Top-to-bottom rows, left to right within a row (a row: centres within half a line height)."""
     if not elements:
@@ -486,6 +501,7 @@ def merge_elements(
     others = drop_mark_rows(texts, others)
     texts, others = attach_text(texts, others)
     others = label_padded_boxes(others)
+    others = drop_blank_panels(others)
     others = unlabelled_marks_to_icons(texts, others)
     texts, others = label_marks(texts, others)
     if screen_width is not None:

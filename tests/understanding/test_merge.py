@@ -99,12 +99,12 @@ def test_a_box_round_two_labelled_boxes_says_their_text() -> None:
         (field.bbox, "Page 1 of 1"),
         (of.bbox, "of 1"),
     ]
-    # a panel round three rows of labels is no control: it stays blank
+    # a panel round three rows of labels (a reading pane) is no control: it goes, its rows stay
     panel = detected((0, 100, 400, 400))
     rows = [detected((10, 110 + 90 * r, 390, 180 + 90 * r)) for r in range(3)]
     row_lines = [text((20, 120 + 90 * r, 300, 170 + 90 * r), f"Row {r}") for r in range(3)]
     merged = merge_elements([panel, *rows, *row_lines], 1024, 768)
-    assert (panel.bbox, None) in [(e.bbox, e.text) for e in merged]
+    assert [(e.bbox, e.text) for e in merged] == [(row.bbox, f"Row {r}") for r, row in enumerate(rows)]
 
 
 def test_an_icon_read_as_a_symbol_by_ocr_is_kept_once() -> None:
