@@ -28,10 +28,10 @@ LOSSY_WEAK_GRADIENT (rendered PNG screens: < 1 %; JPEG: 7-50 %)."""
 LOSSY_GRADIENT_THRESHOLD = 32
 """Edge threshold for lossy screenshots (after denoising); faint borders are lost there."""
 DENOISE_DIAMETER, DENOISE_SIGMA_COLOR, DENOISE_SIGMA_SPACE = 5, 30.0, 5.0
+"""The bilateral filter applied to lossy screenshots."""
 FLAT_GRADIENT = 24.0
 """A pixel is flat when its grey Sobel gradient (|dx| + |dy|, 3x3) is below this: a UI's background is,
 through JPEG noise too; a photograph's texture is not."""
-"""The bilateral filter applied to lossy screenshots."""
 EDGE_GROWTH = GRADIENT_KERNEL // 2
 """The gradient marks this many pixels outside a shape; component boxes are shrunk back by it."""
 

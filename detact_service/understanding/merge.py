@@ -315,6 +315,19 @@ def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[l
     return remaining, widgets_out
 
 
+def nested_detector_boxes(
+    widgets: Sequence[Element],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The detector boxes among ``widgets``: their indices, boxes, which holds which ([inner, outer],
+    :data:`GROUP_INSIDE`) and which carry text."""
+    detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
+    boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
+    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE
+    np.fill_diagonal(inside, False)
+    has_text = np.asarray([bool(widgets[i].text) for i in detected.tolist()], dtype=bool)
+    return detected, boxes, inside, has_text
+
+
 def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
     """A detector box without text takes the text of the detector boxes it holds: the same control boxed
     at its padded hit area and round its content (a phone tab round its icon and label, a status bar's
@@ -324,13 +337,9 @@ def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
     most :data:`LABEL_ROWS` rows and all it holds fills at least :data:`CHILD_SHARE` of it (a panel round
     a few labels is no control). The texts join in reading order.
     """
-    detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
+    detected, boxes, inside, has_text = nested_detector_boxes(widgets)
     if len(detected) < 2:
         return list(widgets)
-    boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
-    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
-    np.fill_diagonal(inside, False)
-    has_text = np.asarray([bool(widgets[i].text) for i in detected.tolist()])
     areas = geometry.areas(boxes)
     text_children = inside & has_text[:, None]
     filled = (inside * areas[:, None]).sum(axis=0) >= CHILD_SHARE * areas
@@ -352,13 +361,9 @@ def label_padded_boxes(widgets: Sequence[Element]) -> list[Element]:
 def drop_blank_panels(widgets: Sequence[Element]) -> list[Element]:
     """Drop a detector box left without text that holds boxes with text on :data:`STACKED_ROWS` rows or
     more: a panel round a message's title, sender and lines (a reading pane), no control of its own."""
-    detected = np.flatnonzero([w.source == DETECTOR_SOURCE for w in widgets])
+    detected, boxes, inside, has_text = nested_detector_boxes(widgets)
     if len(detected) < STACKED_ROWS + 1:
         return list(widgets)
-    boxes = geometry.boxes_of([widgets[i] for i in detected.tolist()])
-    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
-    np.fill_diagonal(inside, False)
-    has_text = np.asarray([bool(widgets[i].text) for i in detected.tolist()])
     panel = ~has_text & (control_rows(boxes, inside & has_text[:, None]) >= STACKED_ROWS)
     dropped = set(detected[panel].tolist())
     return [w for i, w in enumerate(widgets) if i not in dropped]
