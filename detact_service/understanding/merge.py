@@ -1,5 +1,7 @@
 """Merge: OCR lines, segments and detector boxes become one de-duplicated list in reading order.
 
+- On a screen that is not phone-shaped, a small textless detector box on flat ground is fitted to the
+  control drawn in it (:mod:`.ink_fit`): the detectors pad controls as a phone's touch targets.
 - A detector box and a typed segment of the same control become one element: the detector's extent
   with the segment's type and state (a checkbox stays a checkbox).
 - Boxes from segmenters and detectors that overlap (IoU above a threshold) are de-duplicated, keeping the
@@ -32,6 +34,7 @@ from detact_service.core import (
     ScreenParse,
 )
 from detact_service.stages import Backend, RGBImage, register
+from detact_service.understanding.ink_fit import fit_to_ink
 from detact_service.understanding.line_split import split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
@@ -497,6 +500,7 @@ def merge_elements(
     elements = admit_landscape_boxes(elements)
     if screen_width is not None and screen_height is not None:
         elements = drop_containers(elements, screen_width * screen_height)
+    elements = fit_to_ink(image, elements)
     is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])

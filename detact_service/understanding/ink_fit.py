@@ -1,0 +1,106 @@
+"""Fit a detector's padded box to the control it found, on screens driven by a pointer.
+
+The UI detectors learned on phones, where a control's extent is its touch target: a 24 px glyph in a
+48 px view. On a desktop or a web page the control is what is drawn (a radio's circle, an icon link), and
+the detector's box, padded as on a phone, misses it at IoU 0.5 (a 26 px radio in a 46 px box). A small
+detector box whose border lies on flat ground (one colour all round, the same just outside it) holds a
+control drawn smaller than the box; the box shrinks to that drawing's extent plus a margin. A box that
+crosses a visible edge (a button's frame or fill) is left as it is, and so is every box on a phone-shaped
+screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementType
+from detact_service.geometry import boxes_of, containment
+from detact_service.stages import RGBImage
+
+OCR_SOURCE = "ocr"
+TEXT_INSIDE = 0.6
+"""Share of an OCR line's area inside a detector box for the box to hold that text."""
+TEXT_COVER = 0.2
+"""Share of a detector box's area an OCR line covers for the box to hold text (a line read across several
+table cells lies in none of them)."""
+MAX_SIDE = 96
+"""Boxes larger than this (either side, px) are rows, fields or panels, whose drawn part is not their
+extent."""
+INK_CONTRAST = 24
+"""A pixel differs from the ground by this much in some channel (0-255) to count as drawn."""
+RING_NOISE = 0.03
+"""Share of the border ring's pixels allowed to differ from its colour (JPEG noise, a stray pixel)."""
+FIT_SHARE = 0.5
+"""The drawing fills at most this share of the box's area for the box to shrink."""
+MIN_SIDE = 12
+"""The fitted box is at least this wide and tall (px, within the detector's box): a thin drawing (an
+ellipsis, a dash) is a glyph of an icon font, whose box is a square."""
+MARGIN = 0.1
+"""Margin kept round the drawing, as a share of its smaller side (plus one pixel): a toolbar button's
+hover frame lies a little outside its glyph."""
+
+
+def ring(crop: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
+    """The border pixels of a crop (N x 3)."""
+    return np.concatenate([crop[0], crop[-1], crop[1:-1, 0], crop[1:-1, -1]])
+
+
+def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
+    """The box fitted to the drawing inside it, or None when it stays as it is."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = box
+    x0, y0, x1, y1 = max(x0, 1), max(y0, 1), min(x1, width - 1), min(y1, height - 1)
+    if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
+        return None
+    outer = image[y0 - 1 : y1 + 1, x0 - 1 : x1 + 1].astype(np.int16)
+    border = np.concatenate([ring(outer), ring(outer[1:-1, 1:-1])])
+    ground = np.median(border, axis=0)
+    if (np.abs(border - ground).max(axis=1) > INK_CONTRAST).mean() > RING_NOISE:
+        return None
+    ink = np.abs(outer[1:-1, 1:-1] - ground).max(axis=2) > INK_CONTRAST
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not len(rows):
+        return None
+    ix0, iy0, ix1, iy1 = x0 + cols[0], y0 + rows[0], x0 + cols[-1] + 1, y0 + rows[-1] + 1
+    if (ix1 - ix0) * (iy1 - iy0) > FIT_SHARE * (x1 - x0) * (y1 - y0):
+        return None
+    margin = MARGIN * min(ix1 - ix0, iy1 - iy0) + 1
+    half_width = max((ix1 - ix0) / 2 + margin, MIN_SIDE / 2)
+    half_height = max((iy1 - iy0) / 2 + margin, MIN_SIDE / 2)
+    cx, cy = (ix0 + ix1) / 2, (iy0 + iy1) / 2
+    return (
+        max(round(cx - half_width), box[0]),
+        max(round(cy - half_height), box[1]),
+        min(round(cx + half_width), box[2]),
+        min(round(cy + half_height), box[3]),
+    )
+
+
+def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Element]:
+    """The elements with each small textless detector box on flat ground fitted to what it holds (module
+    docstring). A box that holds an OCR line keeps its extent: a table cell, a menu item or a labelled
+    button spans more than its words."""
+    if image is None:
+        return list(elements)
+    height, width = image.shape[:2]
+    if height >= PHONE_ASPECT * width:
+        return list(elements)
+    detected = [i for i, e in enumerate(elements) if e.source == DETECTOR_SOURCE]
+    lines = boxes_of([e for e in elements if e.type is ElementType.TEXT and e.source == OCR_SOURCE])
+    if not detected:
+        return list(elements)
+    holds_text: npt.NDArray[np.bool_] = np.zeros(len(detected), dtype=bool)
+    if len(lines):
+        boxes = boxes_of([elements[i] for i in detected])
+        inside = containment(lines, boxes) >= TEXT_INSIDE
+        covering = containment(boxes, lines) >= TEXT_COVER  # [box, line]
+        holds_text = np.asarray(inside.any(axis=0) | covering.any(axis=1), dtype=bool)
+    out = list(elements)
+    for index, has_text in zip(detected, holds_text.tolist(), strict=True):
+        fitted = None if has_text else fitted_box(image, elements[index].bbox)
+        if fitted is not None:
+            out[index] = elements[index].replace(bbox=fitted)
+    return out

@@ -1,0 +1,76 @@
+"""A detector's padded box round a small drawn control shrinks to the control on pointer screens only."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from detact_service.core import DETECTOR_SOURCE, Element, ElementType
+from detact_service.geometry import iou_matrix
+from detact_service.understanding.ink_fit import fit_to_ink, fitted_box
+from detact_service.understanding.merge import merge_elements
+
+RADIO = (100, 100, 127, 127)
+PADDED = (90, 90, 137, 137)
+"""A detector's box round :data:`RADIO`, padded as a phone's touch target: IoU 0.33 with it."""
+
+
+def radio_screen(width: int = 480, height: int = 360) -> np.ndarray:
+    image = Image.new("RGB", (width, height), "white")
+    ImageDraw.Draw(image).ellipse(RADIO, outline=(110, 110, 110), width=3)
+    return np.asarray(image)
+
+
+def detected(box: tuple[int, int, int, int]) -> Element:
+    return Element(bbox=box, type=ElementType.BUTTON, source=DETECTOR_SOURCE, score=0.6)
+
+
+def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    return float(iou_matrix([a], [b])[0, 0])
+
+
+def test_a_padded_box_on_flat_ground_fits_the_radio_it_holds() -> None:
+    assert iou(PADDED, RADIO) < 0.5
+    (fitted,) = fit_to_ink(radio_screen(), [detected(PADDED)])
+    assert iou(fitted.bbox, RADIO) >= 0.5
+    x0, y0, x1, y1 = fitted.bbox
+    assert x0 <= RADIO[0] and y0 <= RADIO[1] and x1 >= RADIO[2] - 1 and y1 >= RADIO[3] - 1
+
+
+def test_the_merge_gives_the_radio_at_its_drawn_extent() -> None:
+    merged = merge_elements([detected(PADDED)], 480, 360, radio_screen())
+    assert len(merged) == 1 and iou(merged[0].bbox, RADIO) >= 0.5
+
+
+def test_a_phone_screen_keeps_the_touch_target() -> None:
+    (kept,) = fit_to_ink(radio_screen(400, 900), [detected(PADDED)])
+    assert kept.bbox == PADDED
+
+
+def test_a_box_holding_an_ocr_line_keeps_its_extent() -> None:
+    line = Element(bbox=(104, 108, 124, 120), type=ElementType.TEXT, text="OK", source="ocr")
+    box, _ = fit_to_ink(radio_screen(), [detected(PADDED), line])
+    assert box.bbox == PADDED
+
+
+def test_a_box_across_a_visible_edge_is_left_alone() -> None:
+    image = Image.fromarray(radio_screen())
+    ImageDraw.Draw(image).rectangle((60, 60, 112, 170), fill=(40, 90, 200))  # a panel under its left edge
+    assert fitted_box(np.asarray(image), PADDED) is None
+
+
+def test_a_box_the_drawing_fills_is_left_alone() -> None:
+    assert fitted_box(radio_screen(), (97, 97, 130, 130)) is None
+
+
+def test_large_and_empty_boxes_are_left_alone() -> None:
+    assert fitted_box(radio_screen(), (60, 60, 200, 200)) is None  # a panel, not a glyph's padding
+    assert fitted_box(radio_screen(), (300, 200, 340, 240)) is None  # nothing drawn inside
+
+
+def test_a_thin_glyph_keeps_an_icon_sized_box() -> None:
+    image = Image.new("RGB", (480, 360), "white")
+    ImageDraw.Draw(image).rectangle((100, 112, 113, 114), fill=(60, 60, 60))  # an ellipsis-like dash
+    fitted = fitted_box(np.asarray(image), (92, 100, 122, 127))
+    assert fitted is not None
+    assert fitted[3] - fitted[1] >= 11 and fitted[2] - fitted[0] >= 14
