@@ -6,7 +6,8 @@ one warm-up parse (models load), each image is parsed ``--repeats`` times; print
 - each stage's ms (the pipeline's own timings);
 - inside the text stage (the ``rapidocr`` backend): detection (pre-processing, model, DB post-processing),
   the split of lines into items, recognition (pre-processing, model, decoding), the lines detected, the
-  crops read, the crops read twice, the detection input size and the recognition batch widths;
+  crops (and how many repeat another's pixels, copied unread), the crops read twice, the detection input
+  size and the recognition batch widths;
 - every ONNX Runtime model call of the parse, per model file: calls and ms (any backend that runs ONNX
   models, the old ``rapidocr-onnxruntime`` one and the YOLO detector included).
 """
@@ -161,8 +162,8 @@ def to_text(row: ProfileRow) -> str:
         widths = o.get("rec_widths") or []
         lines.append(
             f"  text stage: {o['lines']} lines detected at {o['det_size'][0]}x{o['det_size'][1]}, "
-            f"{o['crops']} crops read, {o['reread_crops']} read twice; {o['det_calls']} detection call(s), "
-            f"{o['rec_calls']} "
+            f"{o['crops']} crops ({o.get('copied_crops', 0)} copies of another, not read), "
+            f"{o['reread_crops']} read twice; {o['det_calls']} detection call(s), {o['rec_calls']} "
             f"recognition calls (batch widths {min(widths, default=0)}-{max(widths, default=0)} px)"
         )
     lines.append(

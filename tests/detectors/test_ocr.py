@@ -131,6 +131,31 @@ def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> 
     assert profile.rec_calls == len(set(profile.rec_widths)) <= 5
 
 
+def test_a_repeated_word_is_read_once_and_every_copy_gets_its_text() -> None:
+    painter = ScreenPainter(900, 400)
+    for row in range(4):  # a table column of one status, drawn at the same sub-pixel offset
+        painter.text((40, 30 + 80 * row), "Pending", size=22)
+        painter.text((300, 30 + 80 * row), f"Invoice {row + 17}", size=22)
+    image = np.asarray(painter.done().image)
+    parse, stage = read(image)
+    profile = stage.last_profile  # type: ignore[attr-defined]
+    assert (profile.crops, profile.copied_crops) == (8, 3)
+    texts = sorted(e.text or "" for e in parse.elements)
+    assert texts == ["Invoice 17", "Invoice 18", "Invoice 19", "Invoice 20", *["Pending"] * 4]
+
+
+def test_distinct_crops_keeps_the_first_of_each_copy_in_screen_order() -> None:
+    from detact_service.detectors.ocr_rapid import distinct_crops
+
+    boxes = np.asarray([[0, 0, 10, 5], [20, 0, 30, 5], [0, 9, 10, 14], [40, 0, 44, 12]], dtype=np.int64)
+    prints = np.asarray([7, 3, 7, 7], dtype=np.uint64)  # the last repeats the pixels' digest, not the shape
+    kept, copy_of = distinct_crops(boxes, prints)
+    assert kept.tolist() == [0, 1, 3]
+    assert copy_of.tolist() == [0, 1, 0, 2]
+    empty_kept, empty_copy = distinct_crops(boxes[:0], prints[:0])
+    assert len(empty_kept) == len(empty_copy) == 0
+
+
 def test_a_crop_reads_the_same_alone_or_with_the_whole_screen() -> None:
     """Recognition pads each crop to its width rung and batches only crops of one rung, so reading a few
     crops again (a re-parse) gives exactly what reading them among all the others gave."""
