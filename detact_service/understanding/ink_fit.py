@@ -3,10 +3,11 @@
 The UI detectors learned on phones, where a control's extent is its touch target: a 24 px glyph in a
 48 px view. On a desktop or a web page the control is what is drawn (a radio's circle, an icon link), and
 the detector's box, padded as on a phone, misses it at IoU 0.5 (a 26 px radio in a 46 px box). A small
-detector box whose border lies on flat ground (one colour all round, the same just outside it) holds a
-control drawn smaller than the box; the box shrinks to that drawing's extent plus a margin. A box that
+detector box whose border lies on flat ground (one colour all round) holds a control drawn smaller than
+the box; the box shrinks to that drawing's extent plus a margin. A box that
 crosses a visible edge (a button's frame or fill) is left as it is, and so is every box on a phone-shaped
-screen.
+screen. OCR text in a box keeps it too (a table cell, a menu item), unless it is a drawing read as text
+(``×``, a magnifier read ``Q``).
 """
 
 from __future__ import annotations
@@ -52,15 +53,15 @@ def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     """The box fitted to the drawing inside it, or None when it stays as it is."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = box
-    x0, y0, x1, y1 = max(x0, 1), max(y0, 1), min(x1, width - 1), min(y1, height - 1)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
         return None
-    outer = image[y0 - 1 : y1 + 1, x0 - 1 : x1 + 1].astype(np.int16)
-    border = np.concatenate([ring(outer), ring(outer[1:-1, 1:-1])])
+    crop = image[y0:y1, x0:x1].astype(np.int16)
+    border = ring(crop)
     ground = np.median(border, axis=0)
     if (np.abs(border - ground).max(axis=1) > INK_CONTRAST).mean() > RING_NOISE:
         return None
-    ink = np.abs(outer[1:-1, 1:-1] - ground).max(axis=2) > INK_CONTRAST
+    ink = np.abs(crop - ground).max(axis=2) > INK_CONTRAST
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(rows):
         return None
@@ -79,6 +80,14 @@ def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     )
 
 
+def is_glyph(text: str | None) -> bool:
+    """Whether OCR's text is a drawing read as text: no letter or digit (``×``, ``≡``), or one letter
+    alone (a magnifier read ``Q``, a toolbar's ``B``). A lone digit is text (a table cell's ``4``)."""
+    stripped = (text or "").strip()
+    alnum = [c for c in stripped if c.isalnum()]
+    return not alnum or (len(stripped) == 1 and not stripped.isdigit())
+
+
 def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Element]:
     """The elements with each small textless detector box on flat ground fitted to what it holds (module
     docstring). A box that holds an OCR line keeps its extent: a table cell, a menu item or a labelled
@@ -89,7 +98,8 @@ def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Elem
     if height >= PHONE_ASPECT * width:
         return list(elements)
     detected = [i for i, e in enumerate(elements) if e.source == DETECTOR_SOURCE]
-    lines = boxes_of([e for e in elements if e.type is ElementType.TEXT and e.source == OCR_SOURCE])
+    words = [e for e in elements if e.type is ElementType.TEXT and e.source == OCR_SOURCE]
+    lines = boxes_of([e for e in words if not is_glyph(e.text)])
     if not detected:
         return list(elements)
     holds_text: npt.NDArray[np.bool_] = np.zeros(len(detected), dtype=bool)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PIL import Image, ImageDraw
 
 from detact_service.core import DETECTOR_SOURCE, Element, ElementType
@@ -51,6 +52,13 @@ def test_a_box_holding_an_ocr_line_keeps_its_extent() -> None:
     line = Element(bbox=(104, 108, 124, 120), type=ElementType.TEXT, text="OK", source="ocr")
     box, _ = fit_to_ink(radio_screen(), [detected(PADDED), line])
     assert box.bbox == PADDED
+
+
+@pytest.mark.parametrize(("read", "fitted"), [("Q", True), ("×", True), ("4", False), ("OK", False)])
+def test_a_drawing_read_as_one_letter_or_a_symbol_is_no_text(read: str, fitted: bool) -> None:
+    line = Element(bbox=(100, 100, 127, 127), type=ElementType.TEXT, text=read, source="ocr")
+    box, _ = fit_to_ink(radio_screen(), [detected(PADDED), line])
+    assert (box.bbox != PADDED) is fitted
 
 
 def test_a_box_across_a_visible_edge_is_left_alone() -> None:
