@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -14,6 +15,7 @@ from detact_service import geometry
 from detact_service.stages import RGBImage
 
 IntBoxes = npt.NDArray[np.int64]
+NumberT = TypeVar("NumberT", bound=np.number[Any])
 FloatArray = npt.NDArray[np.float64]
 
 # --- edges ---------------------------------------------------------------------------------------
@@ -110,6 +112,11 @@ class Integrals:
     def edge_density(self, boxes: IntBoxes, no_text: bool = False) -> FloatArray:
         s, a = self._stat(self.edges_no_text if no_text else self.edges, boxes)
         return s / np.maximum(a, 1.0)
+
+
+def border_pixels(crop: npt.NDArray[NumberT]) -> npt.NDArray[NumberT]:
+    """The pixels along the border of an image crop, each once (``(N, ...)``: channels kept)."""
+    return np.concatenate([crop[0], crop[-1], crop[1:-1, 0], crop[1:-1, -1]])
 
 
 def flat_mask(gray: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:

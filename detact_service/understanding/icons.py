@@ -37,9 +37,10 @@ import numpy.typing as npt
 from scipy.ndimage import gaussian_filter, uniform_filter
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.detectors.classical_pixels import border_pixels
 from detact_service.settings import Settings, get_settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
-from detact_service.understanding.merge import is_glyph_text
+from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
 
 FloatArray = npt.NDArray[np.float64]
 IconMatch = tuple[str | None, float]
@@ -147,7 +148,7 @@ def ink_map(rgb: npt.ArrayLike, min_contrast: float = MIN_CONTRAST) -> FloatArra
         image = image[..., None]
     if image.shape[0] < 3 or image.shape[1] < 3:
         return None
-    border = np.concatenate([image[0], image[-1], image[1:-1, 0], image[1:-1, -1]], axis=0)
+    border = border_pixels(image)
     background = np.median(border, axis=0)
     ink = np.sqrt(((image - background) ** 2).sum(axis=-1))
     peak = float(ink.max())
@@ -393,12 +394,6 @@ class IconMatcher:
 
 
 # --- the stage -------------------------------------------------------------------------------------
-
-
-def is_letter_text(text: str | None) -> bool:
-    """OCR text of one ASCII letter or digit: a letter, or a pictogram read as one (a magnifier as 'Q')."""
-    stripped = (text or "").strip()
-    return len(stripped) == 1 and stripped.isascii() and stripped.isalnum()
 
 
 def icon_candidate(element: Element, settings: Settings, letters: bool = False) -> bool:

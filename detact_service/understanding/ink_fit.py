@@ -18,8 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementType
+from detact_service.detectors.classical_pixels import border_pixels
 from detact_service.geometry import boxes_of, containment
 from detact_service.stages import RGBImage
+from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
 
 OCR_SOURCE = "ocr"
 TEXT_INSIDE = 0.6
@@ -44,11 +46,6 @@ MARGIN = 0.1
 hover frame lies a little outside its glyph."""
 
 
-def ring(crop: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
-    """The border pixels of a crop (N x 3)."""
-    return np.concatenate([crop[0], crop[-1], crop[1:-1, 0], crop[1:-1, -1]])
-
-
 def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
     """The box fitted to the drawing inside it, or None when it stays as it is."""
     height, width = image.shape[:2]
@@ -57,7 +54,7 @@ def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
         return None
     crop = image[y0:y1, x0:x1].astype(np.int16)
-    border = ring(crop)
+    border = border_pixels(crop)
     ground = np.median(border, axis=0)
     if (np.abs(border - ground).max(axis=1) > INK_CONTRAST).mean() > RING_NOISE:
         return None
@@ -80,12 +77,12 @@ def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     )
 
 
-def is_glyph(text: str | None) -> bool:
-    """Whether OCR's text is a drawing read as text: no letter or digit (``×``, ``≡``), or one letter
-    alone (a magnifier read ``Q``, a toolbar's ``B``). A lone digit is text (a table cell's ``4``)."""
-    stripped = (text or "").strip()
-    alnum = [c for c in stripped if c.isalnum()]
-    return not alnum or (len(stripped) == 1 and not stripped.isdigit())
+def reads_a_drawing(line: Element) -> bool:
+    """Whether an OCR line is a drawing read as text: a pictogram (:func:`.glyph_text.is_glyph_text`:
+    ``×``, ``≡``) or one letter (a magnifier read ``Q``, a toolbar's ``B``); a lone digit is a table
+    cell's text."""
+    text = (line.text or "").strip()
+    return is_glyph_text(text, line.score) or (is_letter_text(text) and not text.isdigit())
 
 
 def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Element]:
@@ -101,7 +98,7 @@ def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Elem
     if not detected:
         return list(elements)
     words = [e for e in elements if e.type is ElementType.TEXT and e.source == OCR_SOURCE]
-    lines = boxes_of([e for e in words if not is_glyph(e.text)])
+    lines = boxes_of([e for e in words if not reads_a_drawing(e)])
     holds_text: npt.NDArray[np.bool_] = np.zeros(len(detected), dtype=bool)
     if len(lines):
         boxes = boxes_of([elements[i] for i in detected])

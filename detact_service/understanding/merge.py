@@ -34,6 +34,7 @@ from detact_service.core import (
     ScreenParse,
 )
 from detact_service.stages import Backend, RGBImage, register
+from detact_service.understanding.glyph_text import is_glyph_text
 from detact_service.understanding.ink_fit import fit_to_ink
 from detact_service.understanding.line_split import split_lines_at_boxes
 
@@ -63,7 +64,6 @@ LABEL_TAKEN = 1.2
 STATUS_BAR_TOP = 0.05  # a phone's clock lies in this top share of the screen
 STATUS_BAR_MARGIN = 0.25  # the bar ends this many clock heights below the clock
 CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])")
-WORD_CONFIDENCE = 0.8  # OCR confidence at which two letters of another script are a word, not a glyph
 LABEL_OVERLAP = 0.3  # how far (in control heights) a label's box may overlap a padded control box
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
@@ -389,20 +389,6 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
         rows.append([int(index)])
         row_center, row_height = centers_y[index], heights[index]
     return [elements[i] for row in rows for i in sorted(row, key=lambda i: (boxes[i, 0], boxes[i, 1]))]
-
-
-def is_glyph_text(text: str, score: float = 1.0) -> bool:
-    """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三').
-
-    Two letters of another script read with confidence ``score`` >= :data:`WORD_CONFIDENCE` are a word,
-    not a glyph: Chinese and Japanese labels are often two characters (``返回`` back, ``主页`` home under
-    a phone's tab icons), and were dropped as glyphs; an icon misread as two such letters (``中口``,
-    ``人业``) is read with less confidence.
-    """
-    stripped = text.strip()
-    if len(stripped) == 2 and stripped.isalpha() and score >= WORD_CONFIDENCE:
-        return False
-    return 0 < len(stripped) <= 2 and not any(c.isascii() and c.isalnum() for c in stripped)
 
 
 def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:

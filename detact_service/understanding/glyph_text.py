@@ -1,0 +1,25 @@
+"""What OCR reads where a pictogram is drawn: predicates the merge, the icon stage and the ink fit share."""
+
+from __future__ import annotations
+
+WORD_CONFIDENCE = 0.8  # OCR confidence at which two letters of another script are a word, not a glyph
+
+
+def is_glyph_text(text: str, score: float = 1.0) -> bool:
+    """OCR's reading of a pictogram: one or two symbols, no ASCII letter or digit (a menu icon as '三').
+
+    Two letters of another script read with confidence ``score`` >= :data:`WORD_CONFIDENCE` are a word,
+    not a glyph: Chinese and Japanese labels are often two characters (``返回`` back, ``主页`` home under
+    a phone's tab icons), and were dropped as glyphs; an icon misread as two such letters (``中口``,
+    ``人业``) is read with less confidence.
+    """
+    stripped = text.strip()
+    if len(stripped) == 2 and stripped.isalpha() and score >= WORD_CONFIDENCE:
+        return False
+    return 0 < len(stripped) <= 2 and not any(c.isascii() and c.isalnum() for c in stripped)
+
+
+def is_letter_text(text: str | None) -> bool:
+    """OCR text of one ASCII letter or digit: a letter, or a pictogram read as one (a magnifier as 'Q')."""
+    stripped = (text or "").strip()
+    return len(stripped) == 1 and stripped.isascii() and stripped.isalnum()
