@@ -82,3 +82,16 @@ def test_a_thin_glyph_keeps_an_icon_sized_box() -> None:
     fitted = fitted_box(np.asarray(image), (92, 100, 122, 127))
     assert fitted is not None
     assert fitted[3] - fitted[1] >= 11 and fitted[2] - fitted[0] >= 14
+
+
+def test_a_drawing_taller_than_wide_fits_a_square_and_a_wide_one_keeps_its_shape() -> None:
+    image = Image.new("RGB", (480, 360), "white")
+    draw = ImageDraw.Draw(image)
+    for dot in range(3):  # a vertical ellipsis, 6 px wide and 26 tall, in a padded 50 px box
+        draw.ellipse((122, 112 + 10 * dot, 128, 118 + 10 * dot), fill=(60, 60, 60))
+    draw.rounded_rectangle((300, 150, 340, 170), radius=10, fill=(30, 120, 220))  # a switch's track
+    tall = fitted_box(np.asarray(image), (100, 100, 150, 150))
+    wide = fitted_box(np.asarray(image), (290, 130, 350, 190))
+    assert tall is not None and wide is not None
+    assert abs((tall[2] - tall[0]) - (tall[3] - tall[1])) <= 1
+    assert wide[2] - wide[0] > 1.5 * (wide[3] - wide[1]) and iou(wide, (300, 150, 341, 171)) >= 0.5
