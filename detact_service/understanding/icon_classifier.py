@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.detectors.classical_pixels import border_pixels
 from detact_service.models import ModelSpec, model_spec, resolve_device
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
@@ -98,7 +99,7 @@ def frames_batch(rois: Sequence[npt.ArrayLike]) -> tuple[npt.NDArray[np.float32]
         image = images[i]
         h, w = image.shape[:2]
         stack[row, :h, :w, : image.shape[2]] = image
-        edge = np.concatenate([image[0], image[-1], image[1:-1, 0], image[1:-1, -1]], axis=0)
+        edge = border_pixels(image)
         border[row, : len(edge), : image.shape[2]] = edge
         border[row, len(edge) :] = np.inf  # sorts last: the median counts only the real border
     background = _median(border, border_len)  # (n, channels)

@@ -71,9 +71,8 @@ def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     if (ix1 - ix0) * (iy1 - iy0) > FIT_SHARE * (x1 - x0) * (y1 - y0):
         return None
     margin = MARGIN * min(ix1 - ix0, iy1 - iy0) + 1
-    half_width = max((ix1 - ix0) / 2 + margin, MIN_SIDE / 2)
     half_height = max((iy1 - iy0) / 2 + margin, MIN_SIDE / 2)
-    half_width = max(half_width, half_height)  # taller than wide: square (MIN_SIDE)
+    half_width = max((ix1 - ix0) / 2 + margin, half_height)  # taller than wide: a square (MIN_SIDE)
     cx, cy = (ix0 + ix1) / 2, (iy0 + iy1) / 2
     return (
         max(round(cx - half_width), box[0]),
