@@ -8,6 +8,8 @@
   more trusted source (detector over segmenter) and then the higher score.
 - A detector box that holds two or more other controls is a group (a toolbar, a card), not a control,
   and is dropped: no element contains more than one control.
+- On a pointer screen, a detector box of text alone on four rows or more (a column of links) gives way to
+  its lines: no element holds several links.
 - Text inside an atomic widget (button, input, link, tab, any detector box) becomes that widget's text;
   text inside a container (region, image) stays its own element. A detector box with text is a button,
   or a list item when it spans most of the screen's width; without text it is an icon button.
@@ -33,9 +35,10 @@ from detact_service.core import (
     ElementType,
     ScreenParse,
 )
+from detact_service.detectors.classical_pixels import border_pixels
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import is_glyph_text
-from detact_service.understanding.ink_fit import fit_to_ink
+from detact_service.understanding.ink_fit import INK_CONTRAST, fit_to_ink
 from detact_service.understanding.line_split import split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
@@ -55,6 +58,8 @@ CONTAINER_SHARE = 0.25  # a detector box over this share of the screen is a pane
 ROW_WIDTH = 0.6  # a detector box with text at least this share of the screen wide is a list row
 SPECIFIC_TYPES = INTERACTIVE_TYPES - {ElementType.ICON, ElementType.LIST_ITEM, ElementType.SCROLLBAR}
 """Segment types that say more than a detector box does: the merged element keeps them."""
+PANEL_ROWS = 4  # a box of text alone whose lines lie on this many rows is a column of links or a text block
+PANEL_DRAWN = 0.1  # at most this share of such a box, outside its lines, is drawn (no picture, no icon)
 MAX_LINES_ADMITTED = 1  # a landscape-detector box round more text lines is a row or panel of controls
 LABEL_GAP = 3.0  # how far (in control heights) a checkbox's or radio's label may sit from it
 # How far right of a mark (in its heights; half that on its left) a text is taken as its label. Labels sit
@@ -294,17 +299,80 @@ def type_detected_boxes(widgets: Sequence[Element], screen_width: int) -> list[E
     return out
 
 
-def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
-    """Give text lines to the smallest text-holding widget that contains them; return (texts, widgets)."""
+def text_owners(
+    texts: Sequence[Element], widgets: Sequence[Element]
+) -> tuple[list[int], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The text-holding widgets (their indices), each line's smallest holder (a column of that list) and
+    whether it has one."""
     holders = [i for i, w in enumerate(widgets) if w.type in TEXT_HOLDERS or w.source == "detector"]
     if not texts or not holders:
-        return list(texts), list(widgets)
+        return holders, np.zeros(len(texts), dtype=np.int64), np.zeros(len(texts), dtype=bool)
     text_boxes = geometry.boxes_of(texts)
     holder_boxes = geometry.boxes_of([widgets[i] for i in holders])
-    inside = geometry.containment(text_boxes, holder_boxes) >= TEXT_INSIDE
+    inside: npt.NDArray[np.bool_] = geometry.containment(text_boxes, holder_boxes) >= TEXT_INSIDE
     holder_area = geometry.areas(holder_boxes)
-    owner = np.where(inside, holder_area[None, :], np.inf).argmin(axis=1)
-    owned = inside.any(axis=1)
+    owner: npt.NDArray[np.int64] = np.where(inside, holder_area[None, :], np.inf).argmin(axis=1)
+    return holders, owner, np.asarray(inside.any(axis=1), dtype=bool)
+
+
+def drawn_outside_lines(image: RGBImage, box: Sequence[int], line_boxes: npt.NDArray[np.float64]) -> float:
+    """The share of ``box`` outside its text lines (and a pixel round them) that is drawn: differs from
+    the ground (the median of the box's border) as :mod:`.ink_fit` measures ink."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = (int(v) for v in box)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0.0
+    crop = image[y0:y1, x0:x1].astype(np.int16)
+    ground = np.median(border_pixels(crop), axis=0)
+    drawn = np.abs(crop - ground).max(axis=2) > INK_CONTRAST
+    free = np.ones(drawn.shape, dtype=bool)
+    for lx0, ly0, lx1, ly1 in np.round(line_boxes).astype(int).tolist():
+        free[max(ly0 - y0 - 1, 0) : max(ly1 - y0 + 1, 0), max(lx0 - x0 - 1, 0) : max(lx1 - x0 + 1, 0)] = False
+    return float(drawn[free].mean()) if free.any() else 0.0
+
+
+def drop_text_panels(
+    texts: Sequence[Element], widgets: Sequence[Element], image: RGBImage | None = None
+) -> list[Element]:
+    """Drop an untyped detector box of text alone: its own lines on :data:`PANEL_ROWS` rows or more, no
+    other box inside it and at most :data:`PANEL_DRAWN` of it drawn beside the lines. Such a box is a
+    column of links (a portal's `代步车 练手车 拉货车 准新车`) or a block of prose, whose lines would all
+    join one element that no agent could click one link of; each line stays its own element. A card
+    (a picture beside its lines) and a list row holding a checkbox or a star stay one control. Run on
+    pointer screens only: on a phone such a box is a paragraph (the one of 60 `phone_real` val and
+    test screens), better one element than its lines."""
+    holders, owner, owned = text_owners(texts, widgets)
+    if not owned.any() or image is None:
+        return list(widgets)
+    untyped = np.asarray(
+        [widgets[i].source == DETECTOR_SOURCE and widgets[i].type is ElementType.ICON for i in holders]
+    )
+    text_boxes = geometry.boxes_of(texts)
+    holder_boxes = geometry.boxes_of([widgets[i] for i in holders])
+    boxes = np.concatenate([text_boxes, holder_boxes])
+    members = np.zeros((len(boxes), len(boxes)), dtype=bool)  # [inner, outer]: a line in its owner
+    owned_lines = np.flatnonzero(owned)
+    members[owned_lines, len(texts) + owner[owned_lines]] = True
+    rows = control_rows(boxes, members)[len(texts) :]
+    holds_widget = geometry.containment(geometry.boxes_of(widgets), holder_boxes) >= GROUP_INSIDE
+    holds_widget[holders, np.arange(len(holders))] = False
+    candidates = np.flatnonzero(untyped & (rows >= PANEL_ROWS) & ~holds_widget.any(axis=0))
+    # a handful of candidates a screen (5 on 60 ScreenAgent desktops), each measured on its own crop
+    dropped = {
+        holders[column]
+        for column in candidates.tolist()
+        if drawn_outside_lines(image, widgets[holders[column]].bbox, text_boxes[owned & (owner == column)])
+        <= PANEL_DRAWN
+    }
+    return [w for i, w in enumerate(widgets) if i not in dropped]
+
+
+def attach_text(texts: Sequence[Element], widgets: Sequence[Element]) -> tuple[list[Element], list[Element]]:
+    """Give text lines to the smallest text-holding widget that contains them; return (texts, widgets)."""
+    holders, owner, owned = text_owners(texts, widgets)
+    if not owned.any():
+        return list(texts), list(widgets)
 
     widgets_out = list(widgets)
     for column, widget_index in enumerate(holders):
@@ -494,6 +562,8 @@ def merge_elements(
     others = drop_glyphs_in_controls(drop_groups(deduplicate(others), texts))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
+    if screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width:
+        others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)

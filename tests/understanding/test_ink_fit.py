@@ -95,3 +95,13 @@ def test_a_drawing_taller_than_wide_fits_a_square_and_a_wide_one_keeps_its_shape
     assert tall is not None and wide is not None
     assert abs((tall[2] - tall[0]) - (tall[3] - tall[1])) <= 1
     assert wide[2] - wide[0] > 1.5 * (wide[3] - wide[1]) and iou(wide, (300, 150, 341, 171)) >= 0.5
+
+
+def test_a_box_round_an_upright_stroke_goes_and_a_flat_dash_stays() -> None:
+    image = Image.new("RGB", (480, 360), "white")
+    draw = ImageDraw.Draw(image)
+    draw.line((110, 112, 110, 115), fill=(90, 90, 90))  # a ruler's tick, 1x4 px
+    draw.line((300, 120, 310, 120), fill=(40, 40, 40))  # a minimise button's dash, 11x1 px
+    tick, dash = detected((102, 104, 119, 123)), detected((295, 110, 316, 131))
+    kept = fit_to_ink(np.asarray(image), [tick, dash])
+    assert len(kept) == 1 and iou(kept[0].bbox, (298, 114, 313, 127)) >= 0.5

@@ -1,3 +1,5 @@
+import numpy as np
+
 from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, Element, ElementState, ElementType
 from detact_service.understanding.merge import merge_elements, reading_order
 
@@ -325,3 +327,24 @@ def test_a_phone_s_status_bar_keeps_its_clock_as_plain_text_and_drops_its_glyphs
     assert battery.bbox in [e.bbox for e in desktop]
     no_clock = merge_elements([battery, search, query], 1080, 2340)
     assert battery.bbox in [e.bbox for e in no_clock]
+
+
+def test_a_box_round_a_column_of_links_leaves_each_link_but_a_card_with_a_picture_stays() -> None:
+    image = np.full((768, 1024, 3), 255, dtype=np.uint8)
+    column = detected((338, 431, 427, 549))
+    links = [text((350, 440 + 26 * r, 410, 458 + 26 * r), f"Link {r}") for r in range(4)]
+    for link in links:
+        x0, y0, x1, y1 = link.bbox
+        image[y0 + 4 : y1 - 4, x0 + 2 : x1 - 2] = (40, 40, 200)  # the lines' ink
+    merged = merge_elements([column, *links], screen_width=1024, screen_height=768, image=image)
+    assert column.bbox not in [e.bbox for e in merged]
+    assert [e.text for e in merged] == [f"Link {r}" for r in range(4)]
+    # the same lines beside a picture: a card, one control with their text
+    card = detected((200, 431, 427, 549))
+    image[440:540, 210:330] = (30, 120, 60)
+    merged = merge_elements([card, *links], screen_width=1024, screen_height=768, image=image)
+    assert [(e.bbox, e.text) for e in merged] == [(card.bbox, "Link 0 Link 1 Link 2 Link 3")]
+    # two lines are a title and a subtitle: the box keeps them
+    image[440:540, 210:330] = 255
+    merged = merge_elements([card, *links[:2]], screen_width=1024, screen_height=768, image=image)
+    assert [(e.bbox, e.text) for e in merged] == [(card.bbox, "Link 0 Link 1")]
