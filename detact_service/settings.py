@@ -44,6 +44,12 @@ class OcrSettings(StageSettings):
         False,
         description="rapidocr: the int8 recogniser in models/manifest.json (2x less CPU; see docs/OCR.md).",
     )
+    rec_workers: int = Field(
+        2,
+        ge=1,
+        le=16,
+        description="rapidocr: recognition batches run on this many threads at once, sharing the threads.",
+    )
 
 
 class RegionSettings(StageSettings):

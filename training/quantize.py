@@ -81,7 +81,8 @@ def rec_calibration_batches(screens: Sequence[Path], max_crops: int) -> list[npt
     from detact_service.detectors import ocr_rapid
     from detact_service.settings import Settings
 
-    stage = ocr_rapid.RapidOCRStage(Settings(device="cpu", ocr={"int8": False}))  # the fp32 recogniser
+    # the fp32 recogniser, on one thread of batches: the crops are captured in the service's order
+    stage = ocr_rapid.RapidOCRStage(Settings(device="cpu", ocr={"int8": False, "rec_workers": 1}))
     engine = stage._engine()
     captured: list[npt.NDArray[np.float32]] = []
 
@@ -98,14 +99,14 @@ def rec_calibration_batches(screens: Sequence[Path], max_crops: int) -> list[npt
             captured.extend(np.split(next(iter(feeds.values())), len(next(iter(feeds.values())))))
             return self.session.run(names, feeds)
 
-    real = engine.rec
-    engine.rec = Capture(real)
+    real = engine.recs
+    engine.recs = [Capture(session) for session in real]
     try:
         for path in screens:
             image = np.asarray(Image.open(path).convert("RGB"))
             stage.read(image)
     finally:
-        engine.rec = real
+        engine.recs = real
     if len(captured) > max_crops:  # evenly spread over the screens, deterministic
         captured = [captured[i] for i in np.linspace(0, len(captured) - 1, max_crops).round().astype(int)]
     return captured

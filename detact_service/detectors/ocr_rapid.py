@@ -21,7 +21,10 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
    depends on its pixels alone (what lets a re-parse read only the changed crops); CTC greedy decoding
    in NumPy.
 5. ONNX Runtime sessions with full graph optimisation, ``DETACT_OCR__THREADS`` intra-op threads (0 = the
-   cores this process may use) that do not spin while idle, and one inter-op thread.
+   cores this process may use) that do not spin while idle, and one inter-op thread. The recognition
+   batches are shared among ``DETACT_OCR__REC_WORKERS`` threads (longest first, to the least loaded),
+   each with its share of those threads: one single-threaded call per core keeps both cores of a small
+   CPU busier than one call on two threads (:func:`split_work`).
 
 With ``DETACT_OCR__INT8=true`` (off by default), ``ppocrv6-small`` recognises with the int8 copy of its
 recogniser shipped in ``models/`` (manifest entry ``ppocrv6-rec-small-int8``, made by ``python -m
@@ -35,6 +38,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
@@ -45,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_items
-from detact_service.models import ModelSpec, onnx_session, optional_model_spec, resolve_device
+from detact_service.models import ModelSpec, onnx_session, optional_model_spec, ort_threads, resolve_device
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
@@ -137,12 +141,23 @@ class OcrProfile:
 class PaddleOcrEngine:
     """PP-OCR detection + recognition sessions and the pre/post-processing around them."""
 
-    def __init__(self, models: ModelSet, threads: int, use_cuda: bool, rec: Path | None = None) -> None:
+    def __init__(
+        self, models: ModelSet, threads: int, use_cuda: bool, rec: Path | None = None, rec_workers: int = 1
+    ) -> None:
         from rapidocr.ch_ppocr_det.utils import DBPostProcess
 
         self.det = onnx_session(models.path(models.det), threads, use_cuda)
-        self.rec = onnx_session(rec or models.path(models.rec), threads, use_cuda, arena=True)
-        meta = self.rec.get_modelmeta().custom_metadata_map
+        workers = 1 if use_cuda else max(1, min(rec_workers, ort_threads(threads)))
+        share = max(1, ort_threads(threads) // workers)
+        # One single-threaded session runs on each worker's own thread when called from several at once
+        # (ONNX Runtime's run is thread-safe): 100 MiB less than a session each. With more threads to
+        # share, each worker needs a session whose thread pool is its own.
+        sessions = 1 if share == 1 else workers
+        rec_path = rec or models.path(models.rec)
+        made = [onnx_session(rec_path, share, use_cuda, arena=True) for _ in range(sessions)]
+        self.recs = [made[worker % sessions] for worker in range(workers)]
+        self.pool = ThreadPoolExecutor(workers - 1, "rec") if workers > 1 else None
+        meta = self.recs[0].get_modelmeta().custom_metadata_map
         self.characters = np.asarray(["", *meta["character"].splitlines(), " "], dtype=object)
         self.post = DBPostProcess(
             thresh=0.3,
@@ -184,7 +199,7 @@ class PaddleOcrEngine:
     ) -> list[tuple[str, float]]:
         """Text and confidence of each single-line BGR crop, read in width-sorted batches."""
         start = time.perf_counter()
-        resized = []
+        resized: list[npt.NDArray[Any]] = []
         for crop in crops:
             h, w = crop.shape[:2]
             new_w = max(1, min(math.ceil(REC_HEIGHT * w / max(h, 1)), 48 * REC_HEIGHT))
@@ -203,7 +218,36 @@ class PaddleOcrEngine:
                 batches.append([i])
         out: list[tuple[str, float]] = [("", 0.0)] * len(crops)
         profile.rec_pre_ms += (time.perf_counter() - start) * 1000
-        name = self.rec.get_inputs()[0].name
+        costs = [len(batch) * rungs[batch[0]] for batch in batches]
+        shares = split_work(costs, len(self.recs))
+        if self.pool is None or len(batches) < 2:
+            parts = [self.read_batches(self.recs[0], batches, resized, rungs, out)]
+        else:  # the first share on this thread, the others beside it
+            futures = [
+                self.pool.submit(self.read_batches, session, [batches[b] for b in share], resized, rungs, out)
+                for session, share in zip(self.recs[1:], shares[1:], strict=True)
+            ]
+            parts = [self.read_batches(self.recs[0], [batches[b] for b in shares[0]], resized, rungs, out)]
+            parts += [future.result() for future in futures]
+        for part in parts:
+            profile.rec_pre_ms += part.rec_pre_ms
+            profile.rec_model_ms += part.rec_model_ms
+            profile.rec_decode_ms += part.rec_decode_ms
+            profile.rec_calls += part.rec_calls
+            profile.rec_widths.extend(part.rec_widths)
+        return out
+
+    def read_batches(
+        self,
+        session: Any,
+        batches: Sequence[Sequence[int]],
+        resized: Sequence[npt.NDArray[Any]],
+        rungs: Sequence[int],
+        out: list[tuple[str, float]],
+    ) -> OcrProfile:
+        """Read ``batches`` (crop indices of one rung each) with one session into ``out``; its time."""
+        profile = OcrProfile()
+        name = session.get_inputs()[0].name
         for batch in batches:
             start = time.perf_counter()
             width = rungs[batch[0]]
@@ -213,7 +257,7 @@ class PaddleOcrEngine:
                 blob[row, :, :, : image.shape[1]] = image.transpose(2, 0, 1).astype(np.float32) / 127.5 - 1.0
             mark = time.perf_counter()
             profile.rec_pre_ms += (mark - start) * 1000
-            preds = self.rec.run(None, {name: blob})[0]
+            preds = session.run(None, {name: blob})[0]
             profile.rec_calls += 1
             profile.rec_widths.append(width)
             start = time.perf_counter()
@@ -221,7 +265,7 @@ class PaddleOcrEngine:
             for row, i in enumerate(batch):
                 out[i] = self.decode(preds[row])
             profile.rec_decode_ms += (time.perf_counter() - start) * 1000
-        return out
+        return profile
 
     def decode(self, probs: npt.NDArray[np.float32]) -> tuple[str, float]:
         """CTC greedy decoding of one crop's (time, classes) probabilities."""
@@ -232,6 +276,18 @@ class PaddleOcrEngine:
             return "", 0.0
         text = "".join(self.characters[index[keep]])
         return text, float(probs[np.flatnonzero(keep), index[keep]].mean())
+
+
+def split_work(costs: Sequence[int], workers: int) -> list[list[int]]:
+    """Indices of ``costs`` shared among ``workers``, each in its given order: the costliest first, each to
+    the least loaded worker (longest-processing-time first)."""
+    shares: list[list[int]] = [[] for _ in range(workers)]
+    loads = [0] * workers
+    for index in sorted(range(len(costs)), key=lambda i: -costs[i]):
+        least = loads.index(min(loads))
+        shares[least].append(index)
+        loads[least] += costs[index]
+    return [sorted(share) for share in shares]
 
 
 def distinct_crops(
@@ -290,9 +346,11 @@ class RapidOCRStage(OcrStage):
         def load() -> PaddleOcrEngine:
             if int8 is not None:
                 int8.verify()  # the file is the one the manifest measured
-            return PaddleOcrEngine(models, threads, use_cuda, int8.path if int8 else None)
+            return PaddleOcrEngine(models, threads, use_cuda, int8.path if int8 else None, workers)
 
-        return cached_model(("rapidocr", models.name, threads, use_cuda, str(int8 and int8.path)), load)
+        workers = self.settings.ocr.rec_workers
+        key = ("rapidocr", models.name, threads, use_cuda, str(int8 and int8.path), workers)
+        return cached_model(key, load)
 
     def read(self, image: RGBImage) -> list[TextLine]:
         return self._read(image, None, None, memo=False)[0]

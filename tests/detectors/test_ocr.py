@@ -292,3 +292,35 @@ def test_cjk_prose_cut_at_its_full_width_punctuation_is_joined_again(
         assert lines[0][0][:, 0].min() == 0 and lines[0][0][:, 0].max() == pytest.approx(
             _items(20, gaps, texts)[-1][0][:, 0].max()
         )
+
+
+def test_two_recognition_workers_read_what_one_reads_and_share_the_batches() -> None:
+    from detact_service.detectors.ocr_rapid import split_work
+
+    assert split_work([10, 1, 1, 8], 2) == [[0], [1, 2, 3]]
+    image = np.asarray(render_form(1400, 1000).image)
+    one, _ = read(image, ocr={"rec_workers": 1})
+    stage = create_stage("text", "rapidocr", Settings(device="cpu", ocr={"rec_workers": 2}))
+    engine = stage._engine()  # type: ignore[attr-defined]
+    assert len(engine.recs) == 2
+
+    class Counted:
+        def __init__(self, session: object) -> None:
+            self.session, self.calls = session, 0
+
+        def get_inputs(self) -> object:
+            return self.session.get_inputs()  # type: ignore[attr-defined]
+
+        def run(self, *args: object) -> object:
+            self.calls += 1
+            return self.session.run(*args)  # type: ignore[attr-defined]
+
+    sessions, engine.recs = engine.recs, [Counted(s) for s in engine.recs]
+    try:
+        two = stage.run([image], [ScreenParse(image.shape[1], image.shape[0])])[0]
+        calls = [s.calls for s in engine.recs]
+    finally:
+        engine.recs = sessions
+    assert min(calls) >= 1 and sum(calls) == stage.last_profile.rec_calls  # type: ignore[attr-defined]
+    assert [(e.bbox, e.text) for e in two.elements] == [(e.bbox, e.text) for e in one.elements]
+    assert np.allclose([e.score for e in two.elements], [e.score for e in one.elements], atol=1e-5)
