@@ -81,12 +81,12 @@ def color_names(rgb: npt.ArrayLike) -> list[str]:
     return [COLOR_NAMES[i] for i in np.atleast_1d(color_codes(np.asarray(rgb).reshape(-1, 3)))]
 
 
-def element_color(image: RGBImage, element: Element) -> str:
-    """The colour name a person would give this element (see the module docstring)."""
+def element_pixels(image: RGBImage, element: Element) -> npt.NDArray[np.uint8]:
+    """The pixels (K x 3) whose colours vote for the element's name (see the module docstring)."""
     x1, y1, x2, y2 = element.bbox
     crop = image[max(y1, 0) : y2, max(x1, 0) : x2]
     if crop.size == 0:
-        return "white"
+        return np.zeros((0, 3), dtype=np.uint8)
     pixels = crop.reshape(-1, 3)
     if element.type in INK_TYPES and min(crop.shape[:2]) >= 3:
         border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
@@ -98,8 +98,26 @@ def element_color(image: RGBImage, element: Element) -> str:
             pixels = pixels[distance >= distance.max() * 0.5]
     if len(pixels) > MAX_SAMPLES:
         pixels = pixels[:: len(pixels) // MAX_SAMPLES + 1]
-    votes = np.bincount(color_codes(pixels), minlength=len(COLOR_NAMES))
-    return COLOR_NAMES[int(votes.argmax())]
+    return np.asarray(pixels, dtype=np.uint8)
+
+
+def element_colors(image: RGBImage, elements: Sequence[Element]) -> list[str]:
+    """The colour name of each element: its pixels picked one element at a time (a crop each), named in
+    one vectorised pass over all of them (a pass per element cost 0.3 ms of numpy overhead)."""
+    samples = [element_pixels(image, e) for e in elements]
+    if not samples:
+        return []
+    counts = np.asarray([len(pixels) for pixels in samples], dtype=np.int64)
+    codes = color_codes(np.concatenate(samples)) if counts.sum() else np.zeros(0, dtype=np.int64)
+    owner = np.repeat(np.arange(len(samples)), counts)
+    votes = np.bincount(owner * len(COLOR_NAMES) + codes, minlength=len(samples) * len(COLOR_NAMES))
+    best = votes.reshape(len(samples), len(COLOR_NAMES)).argmax(axis=1)
+    return [COLOR_NAMES[int(i)] if n else "white" for i, n in zip(best, counts, strict=True)]
+
+
+def element_color(image: RGBImage, element: Element) -> str:
+    """The colour name a person would give this element (see the module docstring)."""
+    return element_colors(image, [element])[0]
 
 
 @register("colors", "hsv")
@@ -107,10 +125,13 @@ class ColorStage(Backend):
     """The ``colors`` stage: sets ``color`` on every element."""
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        return [
-            parse.with_elements(e.replace(color=element_color(image, e)) for e in parse.elements)
-            for image, parse in zip(images, parses, strict=True)
-        ]
+        out = []
+        for image, parse in zip(images, parses, strict=True):
+            colors = element_colors(image, parse.elements)
+            out.append(
+                parse.with_elements(e.replace(color=c) for e, c in zip(parse.elements, colors, strict=True))
+            )
+        return out
 
     def run_reusing(
         self,
@@ -130,10 +151,9 @@ class ColorStage(Backend):
             if isinstance(memo, BoxMemo) and change is not None:
                 same = memo.match(boxes, kinds, change)
             old = memo.values if isinstance(memo, BoxMemo) else ()
-            colors = [
-                old[j] if j >= 0 else element_color(image, e)
-                for e, j in zip(parse.elements, same.tolist(), strict=True)
-            ]
+            unseen = [e for e, j in zip(parse.elements, same.tolist(), strict=True) if j < 0]
+            fresh = iter(element_colors(image, unseen))
+            colors = [old[j] if j >= 0 else next(fresh) for j in same.tolist()]
             coloured = (e.replace(color=c) for e, c in zip(parse.elements, colors, strict=True))
             out.append(parse.with_elements(coloured))
             memos.append(BoxMemo(boxes, kinds, tuple(colors), reused=int((same >= 0).sum())))
