@@ -54,6 +54,17 @@ STROKE_WIDTH = 2
 desktops 66 of 1,659 fitted boxes held one, 44 of them a word processor's ruler ticks (1x4 px)."""
 
 
+def ink_against_border(crop: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """(which pixels of ``crop`` are drawn, which of its border ring's pixels are): each differs by more
+    than :data:`INK_CONTRAST` in some channel from the ground, the median colour of the border ring."""
+    pixels = crop.astype(np.int16)
+    border = border_pixels(pixels)
+    ground = np.median(border, axis=0)
+    drawn: npt.NDArray[np.bool_] = np.abs(pixels - ground).max(axis=2) > INK_CONTRAST
+    ring: npt.NDArray[np.bool_] = np.abs(border - ground).max(axis=1) > INK_CONTRAST
+    return drawn, ring
+
+
 def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
     """The extent of what is drawn in a small box on flat ground, or None (a large box, a box crossing an
     edge, nothing drawn)."""
@@ -62,12 +73,9 @@ def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
         return None
-    crop = image[y0:y1, x0:x1].astype(np.int16)
-    border = border_pixels(crop)
-    ground = np.median(border, axis=0)
-    if (np.abs(border - ground).max(axis=1) > INK_CONTRAST).mean() > RING_NOISE:
+    ink, ring = ink_against_border(image[y0:y1, x0:x1])
+    if ring.mean() > RING_NOISE:
         return None
-    ink = np.abs(crop - ground).max(axis=2) > INK_CONTRAST
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(rows):
         return None

@@ -35,10 +35,9 @@ from detact_service.core import (
     ElementType,
     ScreenParse,
 )
-from detact_service.detectors.classical_pixels import border_pixels
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import is_glyph_text
-from detact_service.understanding.ink_fit import INK_CONTRAST, fit_to_ink
+from detact_service.understanding.ink_fit import fit_to_ink, ink_against_border
 from detact_service.understanding.line_split import split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
@@ -318,16 +317,14 @@ def text_owners(
 
 
 def drawn_outside_lines(image: RGBImage, box: Sequence[int], line_boxes: npt.NDArray[np.float64]) -> float:
-    """The share of ``box`` outside its text lines (and a pixel round them) that is drawn: differs from
-    the ground (the median of the box's border) as :mod:`.ink_fit` measures ink."""
+    """The share of ``box`` outside its text lines (and a pixel round them) that is drawn, measured as
+    :mod:`.ink_fit` measures ink."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = (int(v) for v in box)
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0.0
-    crop = image[y0:y1, x0:x1].astype(np.int16)
-    ground = np.median(border_pixels(crop), axis=0)
-    drawn = np.abs(crop - ground).max(axis=2) > INK_CONTRAST
+    drawn, _ = ink_against_border(image[y0:y1, x0:x1])
     free = np.ones(drawn.shape, dtype=bool)
     for lx0, ly0, lx1, ly1 in np.round(line_boxes).astype(int).tolist():
         free[max(ly0 - y0 - 1, 0) : max(ly1 - y0 + 1, 0), max(lx0 - x0 - 1, 0) : max(lx1 - x0 + 1, 0)] = False
