@@ -90,6 +90,12 @@ class DetectorSettings(StageSettings):
         description="A detector run instead of the first on phone-shaped screens (at least 1.6 times taller "
         "than wide), fine-tuned for them; empty, or absent from the manifest: the first everywhere.",
     )
+    batch_size: int = Field(
+        0,
+        ge=0,
+        description="Screenshots per detector call in a batch parse; 0: one on CPU (a batched call is no "
+        "faster there and holds every image's activations at once), the whole batch on CUDA.",
+    )
 
 
 class AttributeSettings(StageSettings):

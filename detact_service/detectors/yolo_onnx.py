@@ -238,6 +238,16 @@ class YoloOnnxDetector(Backend):
     def model_version(self) -> str | None:
         return "+".join(spec.version_tag() for spec in self.specs)
 
+    def images_per_call(self, images: int) -> int:
+        """Screenshots per detector call (``DETACT_DETECTOR__BATCH_SIZE``; 0: one on CPU, all on CUDA).
+
+        On 2 CPU cores a parse_batch of five 1920x1080 screens took as long with one image per call as
+        with all five in one, and its peak RSS fell from 1183-1327 to 1025-1049 MiB (docs/BENCHMARKS.md)."""
+        chosen = self.settings.detector.batch_size
+        if chosen:
+            return chosen
+        return max(images, 1) if resolve_device(self.settings) == "cuda" else 1
+
     def detect(
         self, spec: ModelSpec, images: Sequence[RGBImage], conf: float | None, source: str = DETECTOR_SOURCE
     ) -> list[Detections]:
@@ -250,10 +260,10 @@ class YoloOnnxDetector(Backend):
         ]
         prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]
         outputs: list[npt.NDArray[np.float32]] = [np.empty(0, np.float32)] * len(images)
-        batchable = not isinstance(model_input.shape[0], int)
+        per_call = 1 if isinstance(model_input.shape[0], int) else self.images_per_call(len(images))
         for shape in dict.fromkeys(shapes):  # one call per input shape, the images of that shape batched
             members = [i for i, s in enumerate(shapes) if s == shape]
-            groups = [members] if batchable else [[i] for i in members]
+            groups = [members[k : k + per_call] for k in range(0, len(members), per_call)]
             for group in groups:
                 batch = np.stack([prepared[i][0] for i in group])
                 for i, output in zip(group, session.run(None, {model_input.name: batch})[0], strict=True):

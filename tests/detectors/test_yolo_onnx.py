@@ -172,3 +172,34 @@ def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_pa
         ElementType.BUTTON,
         ElementType.CHECKBOX,
     }
+
+
+class CallSizes:
+    """Stands in for an ONNX Runtime session: runs the real one and keeps each call's image count."""
+
+    def __init__(self, session: object) -> None:
+        self.session = session
+        self.sizes: list[int] = []
+
+    def get_inputs(self) -> object:
+        return self.session.get_inputs()  # type: ignore[attr-defined]
+
+    def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+        self.sizes.append(len(next(iter(feeds.values()))))
+        return self.session.run(names, feeds)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("batch_size", "sizes"), [(0, [1, 1, 1, 1, 1]), (3, [3, 2]), (8, [5])])
+def test_a_batch_goes_to_the_detector_in_calls_of_the_set_size(
+    settings: Settings, batch_size: int, sizes: list[int]
+) -> None:
+    stage = YoloOnnxDetector(
+        settings.model_copy(update={"detector": DetectorSettings(landscape_model="", batch_size=batch_size)})
+    )
+    session = CallSizes(stage.load())
+    stage.load = lambda spec=None: session  # type: ignore[method-assign]
+    images = [np.full((64, 128, 3), 255, np.uint8)] * 5
+    parses = stage.run(images, [ScreenParse(128, 64) for _ in images])
+    assert session.sizes == sizes  # 0 on CPU: one screenshot a call
+    expected = ((12, 6, 52, 26), (88, 40, 104, 56))
+    assert {tuple(sorted(e.bbox for e in p.elements)) for p in parses} == {expected}
