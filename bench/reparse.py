@@ -73,6 +73,8 @@ class Row:
     re_cpu_ms: float
     text_reused: int
     text_read: int
+    elements_reused: int
+    elements_read: int
     equal: bool
     full_stages: dict[str, float]
     re_stages: dict[str, float]
@@ -91,7 +93,8 @@ class Row:
             f"re-parse {self.re_ms:.0f} ms wall / {self.re_cpu_ms:.0f} ms CPU = "
             f"{self.re_ms / self.full_ms:.0%} wall, "
             f"{self.re_cpu_ms / self.full_cpu_ms:.0%} CPU; text crops {self.text_reused} reused, "
-            f"{self.text_read} read; equal to the full parse: {self.equal}\n"
+            f"{self.text_read} read; elements' readings {self.elements_reused} reused, {self.elements_read} "
+            f"read; equal to the full parse: {self.equal}\n"
             f"  stages full/re-parse (ms): {stages}"
         )
 
@@ -137,6 +140,8 @@ def measure(pipeline: Pipeline, name: str, before: Image.Image, edit: Edit, repe
         statistics.median(re_cpu),
         info.text_reused,
         info.text_read,
+        info.elements_reused,
+        info.elements_read,
         all(visible(r.parse) == visible(full) for r in reparses),
         stages([p for p, _ in full_runs]),
         stages([r.parse for r in reparses]),

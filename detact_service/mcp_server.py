@@ -120,6 +120,8 @@ def create_server(settings: Settings | None = None) -> MCPServer[Any]:
                 changed=info.changed,
                 text_reused=info.text_reused,
                 text_read=info.text_read,
+                elements_reused=info.elements_reused,
+                elements_read=info.elements_read,
                 reason=info.reason if state is not None else "previous parse unknown or expired",
             )
         header = f"Screen {view.width}x{view.height}, {len(output.elements)} elements ({view.format}):\n"

@@ -26,6 +26,7 @@ from detact_service.reparse import (
     Changes,
     ParseState,
     ReparseInfo,
+    RowMemo,
     StageMemo,
     TextMemo,
     changed_tiles,
@@ -301,11 +302,15 @@ class Pipeline:
             text_memo = text.data if text is not None and isinstance(text.data, TextMemo) else None
             reused = text_memo.reused if text_memo is not None else 0
             read = len(text_memo.texts) - reused if text_memo is not None else 0
+            reader = memo.get("attributes")
+            rows = reader.data if reader is not None and isinstance(reader.data, RowMemo) else None
             info = ReparseInfo(
                 reused=change is not None,
                 changed=round(change.fraction, 4) if change is not None else None,
                 text_reused=reused,
                 text_read=read,
+                elements_reused=rows.reused if rows is not None else 0,
+                elements_read=len(rows.rows) - rows.reused if rows is not None else 0,
                 reason=reason,
             )
             state = ParseState(image.shape[1], image.shape[0], self.profile.name, fingerprints, memo)

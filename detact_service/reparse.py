@@ -12,8 +12,10 @@ Recognition is the expensive part of a parse (about 80% of a text-dense screen).
 detects text lines on the whole frame (its detector pools over the whole screen, so only a whole-frame
 detection gives the full parse's boxes), then recognises only the crops that are new: a crop keeps the
 previous text when it has the same box and pixels (:func:`box_fingerprints`), or lies on unchanged tiles
-within :data:`JITTER` px of a previous crop there. Every other stage runs on the whole frame, so the
-result is the full parse's (its boxes exactly; a reused crop's score is its previous reading's).
+within :data:`JITTER` px of a previous crop there. The colours stage (:class:`BoxMemo`) and the reader
+(:class:`RowMemo`) reuse an element's answer when its box is the same and the pixels it is computed from
+lie on unchanged tiles. Every other stage runs on the whole frame, so the result is the full parse's (its
+boxes exactly; a reused crop's score is its previous reading's).
 
 The service remembers recent states by parse id in a :class:`StateCache` (bounded LRU with a time to live).
 """
@@ -185,6 +187,35 @@ class BoxMemo:
 
 
 @dataclass(frozen=True)
+class RowMemo:
+    """Numbers a stage computed per box from the pixels of a window round it (a reader's probabilities),
+    by box: the same box's row holds again while every tile of its window is unchanged."""
+
+    boxes: npt.NDArray[np.int64]
+    rows: npt.NDArray[np.float32]
+    size: tuple[int, int]
+    """The screenshot's (height, width): a box's window and its features depend on it."""
+    reused: int = 0
+
+    def match(
+        self,
+        boxes: npt.NDArray[np.integer],
+        windows: npt.NDArray[np.integer],
+        size: tuple[int, int],
+        changes: Changes,
+    ) -> npt.NDArray[np.int64]:
+        """For each box, the index of the same box here when its ``windows`` row lies on unchanged tiles."""
+        boxes = np.asarray(boxes, dtype=np.int64).reshape(-1, 4)
+        if len(boxes) == 0 or len(self.rows) == 0 or size != self.size:
+            return np.full(len(boxes), -1, dtype=np.int64)
+        keys, mine = box_keys(boxes), box_keys(self.boxes)
+        order = np.argsort(mine, kind="stable")
+        index = order[np.clip(np.searchsorted(mine[order], keys), 0, len(mine) - 1)]
+        found = (mine[index] == keys) & changes.unchanged(windows)
+        return np.where(found, index, -1).astype(np.int64)
+
+
+@dataclass(frozen=True)
 class StageMemo:
     """A stage's memo and the stage's cache key: a memo is reused only by a stage configured the same."""
 
@@ -212,6 +243,9 @@ class ReparseInfo:
     """Share of the screen's tiles that changed (``None`` without a usable previous parse)."""
     text_reused: int = 0
     text_read: int = 0
+    elements_reused: int = 0
+    """Elements whose reading (type and state) the reader took from the previous parse."""
+    elements_read: int = 0
     reason: str | None = None
 
 

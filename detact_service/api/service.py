@@ -209,6 +209,8 @@ class ParseService:
                         changed=info.changed,
                         text_reused=info.text_reused,
                         text_read=info.text_read,
+                        elements_reused=info.elements_reused,
+                        elements_read=info.elements_read,
                         reason=reason,
                     )
             else:

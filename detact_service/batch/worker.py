@@ -143,6 +143,8 @@ class ParseWorker:
                     changed=info.changed,
                     text_reused=info.text_reused,
                     text_read=info.text_read,
+                    elements_reused=info.elements_reused,
+                    elements_read=info.elements_read,
                     reason=info.reason,
                 )
             out.append((result.parse, reparse))

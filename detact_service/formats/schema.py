@@ -70,6 +70,10 @@ class ReparseOut(_Model):
     changed: float | None = Field(None, description="Share of the screen's 64 px tiles that changed.")
     text_reused: int = Field(0, description="Text crops whose reading was reused.")
     text_read: int = Field(0, description="Text crops read again.")
+    elements_reused: int = Field(
+        0, description="Elements whose type and state reading was reused (profiles with the reader)."
+    )
+    elements_read: int = Field(0, description="Elements the reader read again.")
     reason: str | None = Field(
         None, description="Why nothing was reused: unknown or expired id, size or profile changed, ..."
     )

@@ -20,12 +20,13 @@ import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
+from detact_service.reparse import Changes, RowMemo
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
-from detact_service.understanding.semimask import ViewGeometry, box_features, reader_views
+from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
 """The reader's type classes, in its output order."""
@@ -93,9 +94,18 @@ def read(session: Any, views: RGBImage, features: npt.NDArray[np.float32], batch
         types, states = session.run(None, {"views": views[chunk], "boxes": features[chunk]})
         type_probs.append(types)
         state_probs.append(states)
-    probs = np.concatenate(type_probs)
-    index = probs.argmax(axis=1)
-    return Reading(index, probs[np.arange(len(index)), index], np.concatenate(state_probs), probs)
+    return reading_of(np.concatenate(type_probs), np.concatenate(state_probs))
+
+
+def reading_of(type_probs: npt.NDArray[np.float32], state_probs: npt.NDArray[np.float32]) -> Reading:
+    """The reading of N elements from the reader's type (N x len(TYPES)) and state (N x 4) probabilities."""
+    index = type_probs.argmax(axis=1)
+    return Reading(index, type_probs[np.arange(len(index)), index], state_probs, type_probs)
+
+
+def picked_boxes(parse: ScreenParse, picked: Sequence[int]) -> npt.NDArray[np.int64]:
+    """The (N, 4) boxes of the picked elements of a parse."""
+    return np.asarray([parse.elements[i].bbox for i in picked], dtype=np.int64).reshape(-1, 4)
 
 
 def keeps_its_mark(element: Element, read_type: ElementType, confidence: float) -> bool:
@@ -300,7 +310,7 @@ class ReaderAttributeStage(Backend):
         views: list[RGBImage] = []
         features: list[npt.NDArray[np.float32]] = []
         for image, parse, picked in zip(images, parses, picks, strict=True):
-            boxes = np.asarray([parse.elements[i].bbox for i in picked], dtype=np.int64).reshape(-1, 4)
+            boxes = picked_boxes(parse, picked)
             views.append(reader_views(image, boxes, self.spec.geometry))
             features.append(box_features(boxes, parse.width, parse.height))
         return read(
@@ -311,7 +321,64 @@ class ReaderAttributeStage(Backend):
         picks = [[i for i, e in enumerate(p.elements) if is_readable(e)] for p in parses]
         if not sum(len(p) for p in picks):
             return list(parses)
-        reading = self.read_picked(images, parses, picks)
+        return self.answered(images, parses, picks, self.read_picked(images, parses, picks))
+
+    def run_reusing(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        previous: Sequence[object | None],
+        changes: Sequence[Changes | None],
+    ) -> tuple[list[ScreenParse], list[object | None]]:
+        """``run``, taking the reader's previous probabilities for an element with the same box whose
+        context window lies on unchanged tiles (its view and box features are then the same); only the
+        other elements are read. The check and dimmed models, which are cheap, run as in ``run``."""
+        picks = [[i for i, e in enumerate(p.elements) if is_readable(e)] for p in parses]
+        columns = len(TYPES) + len(STATES)
+        boxes = [picked_boxes(parse, picked) for parse, picked in zip(parses, picks, strict=True)]
+        tables, reusable = [], []
+        for image, parse, box, memo, change in zip(images, parses, boxes, previous, changes, strict=True):
+            same = np.full(len(box), -1, dtype=np.int64)
+            if isinstance(memo, RowMemo) and change is not None and memo.rows.shape[1] == columns:
+                windows = context_windows(box, parse.width, parse.height, self.spec.geometry)
+                same = memo.match(box, windows, image.shape[:2], change)
+            table = np.zeros((len(box), columns), dtype=np.float32)
+            if isinstance(memo, RowMemo):
+                table[same >= 0] = memo.rows[same[same >= 0]]
+            tables.append(table)
+            reusable.append(same >= 0)
+        fresh_picks = [
+            [i for i, kept in zip(picked, kept_rows.tolist(), strict=True) if not kept]
+            for picked, kept_rows in zip(picks, reusable, strict=True)
+        ]
+        if sum(len(p) for p in fresh_picks):
+            fresh = self.read_picked(images, parses, fresh_picks)
+            assert fresh.type_probability is not None  # read() keeps every type's probability
+            read_rows = np.concatenate([fresh.type_probability, fresh.state_probability], axis=1)
+            start = 0
+            for table, kept_rows in zip(tables, reusable, strict=True):
+                count = int((~kept_rows).sum())
+                table[~kept_rows] = read_rows[start : start + count]
+                start += count
+        memos: list[object | None] = [
+            RowMemo(box, table, image.shape[:2], reused=int(kept_rows.sum()))
+            for image, box, table, kept_rows in zip(images, boxes, tables, reusable, strict=True)
+        ]
+        if not sum(len(p) for p in picks):
+            return list(parses), memos
+        whole = np.concatenate(tables)
+        reading = reading_of(whole[:, : len(TYPES)], whole[:, len(TYPES) :])
+        return self.answered(images, parses, picks, reading), memos
+
+    def answered(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        picks: Sequence[Sequence[int]],
+        reading: Reading,
+    ) -> list[ScreenParse]:
+        """The parses with the picked elements typed and stated from the reader's ``reading`` (the check
+        and dimmed models consulted as configured)."""
         flat = [parse.elements[i] for parse, picked in zip(parses, picks, strict=True) for i in picked]
         rows, on, indicator = self.read_checks(images, picks, flat, reading)
         own = np.array(

@@ -80,6 +80,8 @@ def test_unknown_previous_is_a_full_parse(url: str) -> None:
             "changed": None,
             "text_reused": 0,
             "text_read": 0,
+            "elements_reused": 0,
+            "elements_read": 0,
             "reason": "previous parse unknown or expired",
         }
         assert_error(post_file(http, png, previous="x" * 65, profile=cheap.PROFILE), 422, "invalid_request")
