@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from detact_service.core import ScreenParse
+
 TILE = 64
 """Side of a fingerprinted tile in pixels (a multiple of 8: tiles are hashed as 64-bit words)."""
 
@@ -232,6 +234,11 @@ class ParseState:
     profile: str
     fingerprints: npt.NDArray[np.uint64]
     memos: Mapping[str, StageMemo] = field(default_factory=dict)
+    parse: ScreenParse | None = None
+    """The parse itself: a screenshot whose every tile is unchanged, sent for the same task to a pipeline
+    configured the same way, gets it back without running a stage."""
+    pipeline_key: Hashable = None
+    """What configures the pipeline that made it: its stages' cache keys."""
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,11 @@ def test_unchanged_screen_reads_nothing_and_big_changes_parse_in_full(
     same = library.reparse(image.copy(), first.state, settings=SETTINGS)
     same_parse(first.parse, same.parse)
     assert same.info.changed == 0 and same.info.text_read == 0
+    assert same.info.text_reused > 100 and set(same.parse.timings_ms) == {"total"}  # no stage ran
+    assert set(library.reparse(image.copy(), same.state, settings=SETTINGS).parse.timings_ms) == {"total"}
+    tasked = library.reparse(image.copy(), first.state, task="open the invoices", settings=SETTINGS)
+    assert "text" in tasked.parse.timings_ms and tasked.parse.task == "open the invoices"  # parsed again
+    assert tasked.info.text_read == 0  # ... reading no text
     inverted = 255 - image
     whole = library.reparse(inverted, first.state, settings=SETTINGS)
     assert not whole.info.reused and whole.info.text_reused == 0
