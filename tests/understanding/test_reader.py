@@ -16,6 +16,7 @@ from detact_service.understanding.reader import (
     Reading,
     apply_reading,
     near_checkable,
+    textless_glyphs,
     with_check_answers,
     without_checkables,
 )
@@ -177,6 +178,26 @@ def test_a_marked_checkbox_stays_one_unless_the_reader_is_sure() -> None:
     assert overruled.type is ElementType.BUTTON and overruled.state.checked is None
     unsure, _ = apply_reading([marked, plain], reading([button, button], [0.3, 0.3]), 0.5)
     assert unsure is marked
+
+
+def test_a_square_textless_box_read_as_text_keeps_its_own_type() -> None:
+    """A toolbar's ``A`` or a paint program's ``T``: the reader's text for a small square detector box
+    that holds no text gives way to the merge's type; a wide one (a word OCR missed) stays text, and so do
+    a box with text and an OCR line."""
+    glyph = Element((10, 10, 34, 34), ElementType.ICON, source="detector")
+    word = Element((40, 10, 120, 34), ElementType.ICON, source="detector")
+    named = Element((130, 10, 154, 34), ElementType.BUTTON, text="A", source="detector")
+    line = Element((160, 10, 184, 34), ElementType.TEXT, text="B", source="ocr")
+    big = Element((200, 10, 300, 110), ElementType.ICON, source="detector")
+    text = TYPES.index(ElementType.TEXT)
+    elements = [glyph, word, named, line, big]
+    reading = Reading(np.full(5, text), np.full(5, 0.9, np.float32), np.zeros((5, 4), np.float32))
+    fixed = textless_glyphs(elements, reading)
+    assert fixed.type_index.tolist() == [TYPES.index(ElementType.ICON), text, text, text, text]
+    assert [e.type for e in apply_reading(elements, reading, 0.0)] == [
+        ElementType.ICON,
+        *[ElementType.TEXT] * 4,
+    ]
 
 
 def test_a_checkable_without_an_indicator_takes_the_readers_next_type() -> None:
