@@ -242,7 +242,7 @@ class YoloOnnxDetector(Backend):
         """Screenshots per detector call (``DETACT_DETECTOR__BATCH_SIZE``; 0: one on CPU, all on CUDA).
 
         On 2 CPU cores a parse_batch of five 1920x1080 screens took as long with one image per call as
-        with all five in one, and its peak RSS fell from 1183-1327 to 1025-1049 MiB (docs/BENCHMARKS.md)."""
+        with all five in one, and its peak RSS fell from 1183-1327 to 1025-1105 MiB (docs/ARCHITECTURE.md)."""
         chosen = self.settings.detector.batch_size
         if chosen:
             return chosen

@@ -29,8 +29,8 @@ from detact_service.understanding.dimmed import DimmedReader, dimmed_views
 from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
-TEXT_INDEX = TYPES.index(ElementType.TEXT)
 """The reader's type classes, in its output order."""
+TEXT_INDEX = TYPES.index(ElementType.TEXT)
 STATES = ("checked", "selected", "focused", "disabled")
 """The reader's state flags, in its output order."""
 SOURCE_TAG = "+reader"
