@@ -15,6 +15,7 @@ import time
 from collections.abc import Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, overload
 
 import numpy as np
@@ -314,7 +315,7 @@ class Pipeline:
             results.append(Reparsed(parse, state, info))
         return results
 
-    @property
+    @cached_property
     def config_key(self) -> Hashable:
         """What configures this pipeline's work: every stage's cache key, in order."""
         return tuple(s.cache_key(self.settings) if isinstance(s, Backend) else s.slot for s in self.stages)
@@ -497,9 +498,9 @@ def reparse_info(
     reader = memo.get("attributes")
     rows = reader.data if reader is not None and isinstance(reader.data, RowMemo) else None
     text_total = len(texts.texts) if texts is not None else 0
-    text_reused = text_total if all_reused else texts.reused if texts is not None else 0
+    text_reused = text_total if all_reused else (texts.reused if texts is not None else 0)
     rows_total = len(rows.rows) if rows is not None else 0
-    rows_reused = rows_total if all_reused else rows.reused if rows is not None else 0
+    rows_reused = rows_total if all_reused else (rows.reused if rows is not None else 0)
     return ReparseInfo(
         reused=change is not None,
         changed=round(change.fraction, 4) if change is not None else None,

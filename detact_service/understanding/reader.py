@@ -355,10 +355,7 @@ class ReaderAttributeStage(Backend):
         )
 
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        picks = [[i for i, e in enumerate(p.elements) if is_readable(e)] for p in parses]
-        if not sum(len(p) for p in picks):
-            return list(parses)
-        return self.answered(images, parses, picks, self.read_picked(images, parses, picks))
+        return self.run_reusing(images, parses, [None] * len(parses), [None] * len(parses))[0]
 
     def run_reusing(
         self,
