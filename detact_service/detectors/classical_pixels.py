@@ -119,6 +119,58 @@ def border_pixels(crop: npt.NDArray[NumberT]) -> npt.NDArray[NumberT]:
     return np.concatenate([crop[0], crop[-1], crop[1:-1, 0], crop[1:-1, -1]])
 
 
+EDGE_DEPTH = 0.15
+"""Share of each side of a box within which :func:`edge_cuts` looks for an edge reaching into it."""
+EDGE_ROW = 0.9
+"""Share of a row (column) of a box that differs from the box's ground for the row to be an edge's."""
+EDGE_CONTRAST = 24
+"""A pixel differs from the ground by this much in some channel (0-255) to count as an edge's."""
+EDGE_REACH = 3
+"""How far (px) outside the box an edge's row is checked to run on."""
+
+
+def edge_cuts(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int]:
+    """How many rows or columns to cut off each side of ``box`` (a clipped ``(x0, y0, x1, y1)``) where an
+    edge of the screen's layout reaches into it: rows (columns) at its side, within :data:`EDGE_DEPTH` of
+    it, of another colour than the box's ground (its border's median colour) all along, that run on past
+    the box on at least one side
+    (a header's or a toolbar's edge under a padded button; a glyph's own stroke ends inside the box).
+    Returns (top, bottom, left, right)."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = box
+    depth_y, depth_x = max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
+    pixels = image.astype(np.int16)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0, 0, 0, 0
+    ground = np.median(border_pixels(pixels[y0:y1, x0:x1]), axis=0)
+
+    def differs(strip: npt.NDArray[np.int16]) -> float:
+        if not strip.size:
+            return 0.0
+        return float((np.abs(strip.reshape(-1, 3) - ground).max(axis=1) > EDGE_CONTRAST).mean())
+
+    def cut(lines: list[tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]]) -> int:
+        for depth, (line, beyond) in enumerate(lines):
+            if differs(line) < EDGE_ROW or not any(differs(part) >= EDGE_ROW for part in beyond if part.size):
+                return depth
+        return len(lines)
+
+    def row(y: int) -> tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]:
+        beyond = [pixels[y, max(x0 - EDGE_REACH, 0) : x0], pixels[y, x1 : min(x1 + EDGE_REACH, width)]]
+        return pixels[y, x0:x1], beyond
+
+    def column(x: int) -> tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]:
+        beyond = [pixels[max(y0 - EDGE_REACH, 0) : y0, x], pixels[y1 : min(y1 + EDGE_REACH, height), x]]
+        return pixels[y0:y1, x], beyond
+
+    return (
+        cut([row(y0 + d) for d in range(depth_y)]),
+        cut([row(y1 - 1 - d) for d in range(depth_y)]),
+        cut([column(x0 + d) for d in range(depth_x)]),
+        cut([column(x1 - 1 - d) for d in range(depth_x)]),
+    )
+
+
 def flat_mask(gray: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """0/1: the pixels whose grey gradient is below :data:`FLAT_GRADIENT` (saturating 8-bit sums: only
     the threshold matters)."""

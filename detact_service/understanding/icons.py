@@ -37,7 +37,7 @@ import numpy.typing as npt
 from scipy.ndimage import gaussian_filter, uniform_filter
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
-from detact_service.detectors.classical_pixels import border_pixels
+from detact_service.detectors.classical_pixels import border_pixels, edge_cuts
 from detact_service.settings import Settings, get_settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
@@ -442,7 +442,8 @@ def icon_rois(
     """The ROI of every icon candidate of every screen (see :func:`icon_candidate`), with its index.
 
     The index is ``(parse, element)``. A button's box is inset by :data:`BUTTON_INSET` first, so its
-    rounded corners or outline do not count as ink.
+    rounded corners or outline do not count as ink, and a layout edge reaching into a padded box (a
+    header's under a toolbar button) is cut off (:func:`.classical_pixels.edge_cuts`).
     """
     rois: list[RGBImage] = []
     where: list[tuple[int, int]] = []
@@ -458,7 +459,8 @@ def icon_rois(
             x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
             if x2 - x1 < 3 or y2 - y1 < 3:
                 continue
-            rois.append(image[y1:y2, x1:x2])
+            top, bottom, left, right = edge_cuts(image, (x1, y1, x2, y2))
+            rois.append(image[y1 + top : y2 - bottom, x1 + left : x2 - right])
             where.append((p_index, e_index))
     return rois, where
 

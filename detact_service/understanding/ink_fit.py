@@ -7,7 +7,8 @@ detector box whose border lies on flat ground (one colour all round) holds a con
 the box; the box shrinks to that drawing's extent plus a margin. A box that crosses a visible edge (a
 button's frame or fill) is left as it is, and so is every box on a phone-shaped screen. OCR text in a box
 keeps it too (a table cell, a menu item), unless it is a drawing read as text (``×``, a magnifier read
-``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no control and goes.
+``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no control and goes,
+and so does a box round a patch of the ground it lies on (:func:`is_blank_patch`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementType
-from detact_service.detectors.classical_pixels import border_pixels
+from detact_service.detectors.classical_pixels import border_pixels, edge_cuts
 from detact_service.geometry import boxes_of, containment
 from detact_service.stages import RGBImage
 from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
@@ -82,6 +83,65 @@ def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     return int(x0 + cols[0]), int(y0 + rows[0]), int(x0 + cols[-1] + 1), int(y0 + rows[-1] + 1)
 
 
+BLANK_CONTRAST = 8
+"""A pixel differs from a blank box's colour by this much in some channel (0-255) to count: faint frames
+(an empty field's or a checkbox's light grey border) are drawing too."""
+BLANK_NOISE = 2
+"""Pixels of a blank box allowed to differ from its colour (JPEG noise; a key's ``.`` is more)."""
+FRAME_SIDES = 3
+"""A box that layout edges reach into on this many sides lies in a frame (a field, a cell): not blank."""
+OUTSIDE_BAND = 3
+"""Width (px) of the band along each side of a box compared with its inside."""
+GROUND_SIDE = 0.9
+"""A side whose band is the inside's colour (within :data:`INK_CONTRAST`) on this share of its pixels,
+or that lies on the screen's edge, is open to the ground."""
+OPEN_SIDES = 2
+"""A blank inside open to the ground on this many sides is the ground itself, not a swatch."""
+
+
+def open_sides(image: npt.NDArray[np.uint8], box: Sequence[int], ground: npt.NDArray[np.float64]) -> int:
+    """How many sides of ``box`` lie on the screen's edge or have the ``ground`` colour running on past
+    them (a band of :data:`OUTSIDE_BAND` px outside each side)."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = box
+    band = OUTSIDE_BAND
+    sides = [
+        image[max(y0 - band, 0) : y0, x0:x1],
+        image[y1 : min(y1 + band, height), x0:x1],
+        image[y0:y1, max(x0 - band, 0) : x0],
+        image[y0:y1, x1 : min(x1 + band, width)],
+    ]
+    return sum(
+        1
+        for side in sides
+        if not side.size
+        or (np.abs(side.reshape(-1, 3).astype(np.int16) - ground).max(axis=1) <= INK_CONTRAST).mean()
+        >= GROUND_SIDE
+    )
+
+
+def is_blank_patch(image: npt.NDArray[np.uint8], box: Sequence[int]) -> bool:
+    """Whether a small box holds nothing but the ground round it: nothing drawn in it (faint frames count)
+    once the layout edges reaching into it are cut off (:func:`.classical_pixels.edge_cuts`), not inside a
+    frame, and its colour running on past :data:`OPEN_SIDES` of its sides (a coloured swatch differs from
+    what surrounds it). The UI detectors draw such boxes at a screen's edge, beside a toolbar's first
+    button or on an empty stretch of a status bar."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = max(box[0], 0), max(box[1], 0), min(box[2], width), min(box[3], height)
+    if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
+        return False
+    cuts = edge_cuts(image, (x0, y0, x1, y1))
+    if sum(cut > 0 for cut in cuts) >= FRAME_SIDES:
+        return False
+    top, bottom, left, right = cuts
+    x0, y0, x1, y1 = x0 + left, y0 + top, x1 - right, y1 - bottom
+    crop = image[y0:y1, x0:x1].astype(np.int16)
+    ground = np.median(crop.reshape(-1, 3), axis=0)
+    if (np.abs(crop - ground).max(axis=2) > BLANK_CONTRAST).sum() > BLANK_NOISE:
+        return False
+    return open_sides(image, (x0, y0, x1, y1), ground) >= OPEN_SIDES
+
+
 def fit_to_drawing(box: Sequence[int], drawing: Sequence[int]) -> tuple[int, int, int, int] | None:
     """``box`` fitted to the ``drawing`` inside it, or None when the drawing fills too much of it."""
     x0, y0, x1, y1 = box
@@ -143,7 +203,12 @@ def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Elem
     out: list[Element | None] = list(elements)
     # One crop per box, each at most 96 px a side: 2-14 ms for a 1024x768 desktop's boxes (measured).
     for index, has_text in zip(detected, holds_text.tolist(), strict=True):
-        drawing = None if has_text else drawing_in(image, elements[index].bbox)
+        if has_text:
+            continue
+        if is_blank_patch(image, elements[index].bbox):
+            out[index] = None
+            continue
+        drawing = drawing_in(image, elements[index].bbox)
         if drawing is None:
             continue
         if is_stroke(drawing):

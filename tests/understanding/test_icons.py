@@ -279,3 +279,14 @@ def test_stage_protocol_and_missing_pack(tmp_path: Path) -> None:
     parse = ScreenParse(80, 80, [Element(bbox=(x1 - 2, y1 - 2, x2 + 2, y2 + 2), type=ElementType.ICON)])
     with pytest.raises(StageUnavailable):
         missing.run([np.asarray(painter.image)], [parse])
+
+
+@needs_fonts
+def test_a_padded_box_reaching_into_a_header_is_named_without_it(stage: IconMatcherStage) -> None:
+    painter = ScreenPainter(400, 160)
+    painter.rect((0, 0, 399, 63), fill=(33, 37, 41))
+    glyph = draw_icon(painter, (40, 78), "fa6-solid", "bars", size=24).bbox
+    padded = (glyph[0] - 16, 61, glyph[2] + 16, glyph[3] + 16)  # 3 px of the header's edge inside it
+    parse = ScreenParse(400, 160, [Element(bbox=padded, type=ElementType.ICON, source="detector")])
+    (named,) = stage.run([np.asarray(painter.image)], [parse])[0].elements
+    assert named.icon == "menu"

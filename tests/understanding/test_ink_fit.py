@@ -105,3 +105,31 @@ def test_a_box_round_an_upright_stroke_goes_and_a_flat_dash_stays() -> None:
     tick, dash = detected((102, 104, 119, 123)), detected((295, 110, 316, 131))
     kept = fit_to_ink(np.asarray(image), [tick, dash])
     assert len(kept) == 1 and iou(kept[0].bbox, (298, 114, 313, 127)) >= 0.5
+
+
+def ground_screen() -> np.ndarray:
+    """A dark header over a white toolbar, a red swatch, a faintly framed empty field and a key with a dot,
+    on white."""
+    image = Image.new("RGB", (480, 360), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 479, 63), fill=(33, 37, 41))
+    draw.rectangle((200, 200, 239, 239), fill=(220, 40, 40))
+    draw.rectangle((300, 200, 379, 229), outline=(236, 236, 236))
+    draw.rectangle((100, 260, 139, 299), fill=(240, 240, 240))
+    draw.rectangle((118, 278, 120, 280), fill=(40, 40, 40))
+    return np.asarray(image)
+
+
+@pytest.mark.parametrize(
+    ("box", "blank"),
+    [
+        ((0, 61, 18, 120), True),  # at the screen's edge, reaching 3 px into the header
+        ((150, 120, 190, 160), True),  # on flat ground
+        ((200, 200, 240, 240), False),  # a swatch, boxed at its extent
+        ((300, 200, 380, 230), False),  # an empty field's faint frame
+        ((100, 260, 140, 300), False),  # a key's dot
+    ],
+)
+def test_a_box_round_nothing_but_the_ground_goes(box: tuple[int, int, int, int], blank: bool) -> None:
+    kept = fit_to_ink(ground_screen(), [detected(box)])
+    assert (not kept) is blank
