@@ -84,17 +84,22 @@ def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
 
 
 BLANK_CONTRAST = 8
-"""A pixel differs from a blank box's colour by this much in some channel (0-255) to count: faint frames
-(an empty field's or a checkbox's light grey border) are drawing too."""
+"""A pixel differs from a blank box's colour by this much in some channel (0-255) to count as faint
+drawing: an empty field's light grey frame, a dark theme's unchecked box (15 levels above its ground)."""
+FAINT_SHARE = 0.03
+"""Share of a blank box's pixels allowed to be faintly drawn (JPEG noise)."""
 BLANK_NOISE = 2
-"""Pixels of a blank box allowed to differ from its colour (JPEG noise; a key's ``.`` is more)."""
+"""Pixels of a blank box allowed to differ by :data:`INK_CONTRAST` (a key's ``.`` is more)."""
 FRAME_SIDES = 3
 """A box that layout edges reach into on this many sides lies in a frame (a field, a cell): not blank."""
 OUTSIDE_BAND = 3
 """Width (px) of the band along each side of a box compared with its inside."""
 GROUND_SIDE = 0.9
-"""A side whose band is the inside's colour (within :data:`INK_CONTRAST`) on this share of its pixels,
+"""A side whose band is the inside's colour (within :data:`GROUND_CONTRAST`) on this share of its pixels,
 or that lies on the screen's edge, is open to the ground."""
+GROUND_CONTRAST = 16
+"""How far (0-255, some channel) the band's pixels may be from the inside's colour (JPEG noise, a page's
+grey beside a toolbar's white)."""
 OPEN_SIDES = 2
 """A blank inside open to the ground on this many sides is the ground itself, not a swatch."""
 
@@ -115,7 +120,7 @@ def open_sides(image: npt.NDArray[np.uint8], box: Sequence[int], ground: npt.NDA
         1
         for side in sides
         if not side.size
-        or (np.abs(side.reshape(-1, 3).astype(np.int16) - ground).max(axis=1) <= INK_CONTRAST).mean()
+        or (np.abs(side.reshape(-1, 3).astype(np.int16) - ground).max(axis=1) <= GROUND_CONTRAST).mean()
         >= GROUND_SIDE
     )
 
@@ -137,7 +142,8 @@ def is_blank_patch(image: npt.NDArray[np.uint8], box: Sequence[int]) -> bool:
     x0, y0, x1, y1 = x0 + left, y0 + top, x1 - right, y1 - bottom
     crop = image[y0:y1, x0:x1].astype(np.int16)
     ground = np.median(crop.reshape(-1, 3), axis=0)
-    if (np.abs(crop - ground).max(axis=2) > BLANK_CONTRAST).sum() > BLANK_NOISE:
+    difference = np.abs(crop - ground).max(axis=2)
+    if (difference > BLANK_CONTRAST).mean() > FAINT_SHARE or (difference > INK_CONTRAST).sum() > BLANK_NOISE:
         return False
     return open_sides(image, (x0, y0, x1, y1), ground) >= OPEN_SIDES
 

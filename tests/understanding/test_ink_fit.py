@@ -108,8 +108,8 @@ def test_a_box_round_an_upright_stroke_goes_and_a_flat_dash_stays() -> None:
 
 
 def ground_screen() -> np.ndarray:
-    """A dark header over a white toolbar, a red swatch, a faintly framed empty field and a key with a dot,
-    on white."""
+    """A dark header over a white toolbar, a red swatch, a faintly framed empty field, a key with a dot and
+    a dark panel with an unchecked box, on white."""
     image = Image.new("RGB", (480, 360), "white")
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, 479, 63), fill=(33, 37, 41))
@@ -117,6 +117,8 @@ def ground_screen() -> np.ndarray:
     draw.rectangle((300, 200, 379, 229), outline=(236, 236, 236))
     draw.rectangle((100, 260, 139, 299), fill=(240, 240, 240))
     draw.rectangle((118, 278, 120, 280), fill=(40, 40, 40))
+    draw.rectangle((300, 260, 339, 299), fill=(45, 45, 45))  # a dark theme's panel
+    draw.rectangle((312, 272, 327, 287), fill=(30, 30, 30))  # its unchecked box, 15 levels darker
     return np.asarray(image)
 
 
@@ -128,6 +130,8 @@ def ground_screen() -> np.ndarray:
         ((200, 200, 240, 240), False),  # a swatch, boxed at its extent
         ((300, 200, 380, 230), False),  # an empty field's faint frame
         ((100, 260, 140, 300), False),  # a key's dot
+        ((309, 269, 331, 291), False),  # a dark theme's unchecked box
+        ((302, 262, 310, 297), True),  # the dark panel's empty edge
     ],
 )
 def test_a_box_round_nothing_but_the_ground_goes(box: tuple[int, int, int, int], blank: bool) -> None:
