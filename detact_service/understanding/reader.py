@@ -166,9 +166,88 @@ def textless_glyphs(elements: Sequence[Element], reading: Reading) -> Reading:
     return Reading(index, confidence, reading.state_probability, reading.type_probability)
 
 
+COLUMN_ALIGN = 0.03
+"""Boxes whose left and right edges agree within this share of their width (at least 4 px) ..."""
+COLUMN_HEIGHT = 1.25
+"""... whose heights agree within this ratio ..."""
+COLUMN_GAP = 0.5
+"""... and that follow one another down the screen at most this many heights apart are rows of one column
+(a menu, a list, a table's column)."""
+COLUMN_ROWS = 3
+"""A column of at least this many rows takes one type."""
+ROW_TYPE_INDICES = np.asarray([TYPES.index(t) for t in (ElementType.MENU_ITEM, ElementType.LIST_ITEM)])
+"""The types a column gives its rows: a menu's items, a list's rows."""
+ROW_MEMBER_INDICES = np.asarray(
+    [
+        TYPES.index(t)
+        for t in (
+            ElementType.MENU_ITEM,
+            ElementType.LIST_ITEM,
+            ElementType.TEXT,
+            ElementType.INPUT,
+            ElementType.BUTTON,
+            ElementType.LINK,
+        )
+    ]
+)
+"""The types the reader may have given a row that the column's type replaces (not a dropdown, an icon or a
+picture: a property panel's stacked dropdowns stay dropdowns)."""
+
+
+def column_groups(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Each box's column (:data:`COLUMN_ALIGN`, :data:`COLUMN_HEIGHT`, :data:`COLUMN_GAP`), -1 for a box in
+    a column of fewer than :data:`COLUMN_ROWS`."""
+    from scipy.sparse.csgraph import connected_components
+
+    x0, y0, x1, y1 = boxes.T
+    width, height = np.maximum(x1 - x0, 1.0), np.maximum(y1 - y0, 1.0)
+    tolerance = np.maximum(4.0, COLUMN_ALIGN * np.minimum(width[:, None], width[None, :]))
+    aligned = (np.abs(x0[:, None] - x0[None, :]) <= tolerance) & (
+        np.abs(x1[:, None] - x1[None, :]) <= tolerance
+    )
+    ratio = np.maximum(height[:, None], height[None, :]) / np.minimum(height[:, None], height[None, :])
+    gap = y0[None, :] - y1[:, None]  # [above, below]
+    low = np.minimum(height[:, None], height[None, :])
+    follows = (gap <= COLUMN_GAP * low) & (gap >= -0.25 * low)
+    linked = aligned & (ratio <= COLUMN_HEIGHT) & follows
+    np.fill_diagonal(linked, False)
+    _, labels = connected_components(linked | linked.T, directed=False)
+    sizes = np.bincount(labels)
+    return np.where(sizes[labels] >= COLUMN_ROWS, labels, -1).astype(np.int64)
+
+
+def column_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the detector boxes of a column (:func:`column_groups`) typed alike: where the type
+    whose probabilities, summed over the column's rows, are highest is a menu item or a list row, every row
+    the reader called a menu item, a list row, text, an input, a button or a link takes it. A menu's or a
+    list's rows are one kind of control; the reader, seeing each alone, called three of a browser's context
+    menu items inputs and two text. Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
+    if reading.type_probability is None or len(elements) < COLUMN_ROWS:
+        return reading
+    controls = np.asarray([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements], dtype=bool)
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+    groups = np.full(len(elements), -1, dtype=np.int64)
+    groups[controls] = column_groups(boxes[controls])
+    rows = (groups >= 0) & np.isin(reading.type_index, ROW_MEMBER_INDICES)
+    if not rows.any():
+        return reading
+    _, group = np.unique(groups[rows], return_inverse=True)
+    summed = np.zeros((group.max() + 1, reading.type_probability.shape[1]), dtype=np.float64)
+    np.add.at(summed, group, reading.type_probability[rows])
+    consensus = summed.argmax(axis=1)[group]
+    retyped = np.flatnonzero(rows)[np.isin(consensus, ROW_TYPE_INDICES)]
+    if not len(retyped):
+        return reading
+    index = reading.type_index.copy()
+    index[retyped] = consensus[np.isin(consensus, ROW_TYPE_INDICES)]
+    confidence = reading.type_confidence.copy()
+    confidence[retyped] = reading.type_probability[retyped, index[retyped]]
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+
+
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
-    reading = textless_glyphs(elements, reading)
+    reading = textless_glyphs(elements, column_types(elements, reading))
     out = []
     flags = reading.state_probability >= 0.5
     for element, index, confidence, set_flags in zip(

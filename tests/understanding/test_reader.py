@@ -15,6 +15,8 @@ from detact_service.understanding.reader import (
     ReaderAttributeStage,
     Reading,
     apply_reading,
+    column_groups,
+    column_types,
     near_checkable,
     textless_glyphs,
     with_check_answers,
@@ -235,3 +237,58 @@ def test_a_near_checkable_with_a_sure_indicator_takes_a_checkable_type() -> None
     assert answered.type_index.tolist() == [radio, checkbox, button]
     assert answered.type_confidence.tolist() == pytest.approx([0.35, 0.05, 0.4])
     assert answered.state_probability[:, STATES.index("checked")].tolist() == pytest.approx([0.9, 0.1, 0.2])
+
+
+def reading_of_types(read: list[tuple[ElementType, float, ElementType, float]]) -> Reading:
+    """A reading whose rows give two types their probabilities (the first the answer)."""
+    probs = np.zeros((len(read), len(TYPES)), dtype=np.float32)
+    for row, (first, p_first, second, p_second) in enumerate(read):
+        probs[row, TYPES.index(first)] = p_first
+        probs[row, TYPES.index(second)] = p_second
+    index = probs.argmax(axis=1)
+    return Reading(index, probs[np.arange(len(read)), index], np.zeros((len(read), 4), np.float32), probs)
+
+
+def test_a_column_of_rows_takes_its_menu_type() -> None:
+    """A context menu: seven stacked rows the reader calls menu items, inputs or text become menu items;
+    a dropdown in the column and a box beside it keep their own types."""
+    rows = [
+        Element((100, 100 + 30 * i, 350, 130 + 30 * i), ElementType.ICON, source="detector") for i in range(7)
+    ]
+    beside = Element((400, 100, 650, 130), ElementType.ICON, source="detector")
+    line = Element((100, 310, 350, 340), ElementType.TEXT, text="Quit", source="ocr")
+    menu, field, text = ElementType.MENU_ITEM, ElementType.INPUT, ElementType.TEXT
+    read = [
+        (menu, 0.8, field, 0.2),
+        (field, 0.55, menu, 0.45),
+        (menu, 0.7, text, 0.3),
+        (text, 0.6, menu, 0.4),
+        (field, 0.5, menu, 0.4),
+        (menu, 0.9, text, 0.1),
+        (ElementType.DROPDOWN, 0.9, menu, 0.1),
+        (field, 0.9, menu, 0.1),
+        (text, 0.9, menu, 0.1),
+    ]
+    elements = [*rows, beside, line]
+    assert column_groups(np.asarray([e.bbox for e in rows], np.float64)).tolist() == [0] * 7
+    fixed = column_types(elements, reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [menu] * 6 + [ElementType.DROPDOWN, field, text]
+    assert fixed.type_confidence[1] == pytest.approx(0.45)
+
+
+def test_a_column_whose_rows_read_as_fields_stays_fields() -> None:
+    fields = [
+        Element((100, 100 + 40 * i, 350, 130 + 40 * i), ElementType.ICON, source="detector") for i in range(3)
+    ]
+    read = [(ElementType.INPUT, 0.8, ElementType.MENU_ITEM, 0.2)] * 3
+    assert (
+        column_types(fields, reading_of_types(read)).type_index.tolist()
+        == [TYPES.index(ElementType.INPUT)] * 3
+    )
+
+
+def test_rows_far_apart_or_of_other_widths_are_no_column() -> None:
+    spaced = np.asarray([(100, 100 + 80 * i, 350, 130 + 80 * i) for i in range(3)], np.float64)
+    ragged = np.asarray([(100, 100 + 30 * i, 350 - 60 * i, 130 + 30 * i) for i in range(3)], np.float64)
+    assert column_groups(spaced).tolist() == [-1] * 3
+    assert column_groups(ragged).tolist() == [-1] * 3
