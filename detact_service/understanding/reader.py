@@ -11,12 +11,13 @@ never ``False``. OCR text is kept: the reader changes types and states only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy.sparse.csgraph import connected_components
 
 from detact_service.core import DETECTOR_SOURCE, Element, ElementState, ElementType, ScreenParse
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
@@ -175,6 +176,21 @@ COLUMN_GAP = 0.5
 (a menu, a list, a table's column)."""
 COLUMN_ROWS = 3
 """A column of at least this many rows takes one type."""
+TAB_INDICES = np.asarray([TYPES.index(ElementType.TAB)])
+TAB_MEMBER_INDICES = np.asarray(
+    [
+        TYPES.index(t)
+        for t in (
+            ElementType.TAB,
+            ElementType.BUTTON,
+            ElementType.LINK,
+            ElementType.TEXT,
+            ElementType.LIST_ITEM,
+        )
+    ]
+)
+ROW_GAP = 1.0
+"""Boxes side by side at most this many heights apart are items of one row (:func:`row_groups`)."""
 ROW_TYPE_INDICES = np.asarray([TYPES.index(t) for t in (ElementType.MENU_ITEM, ElementType.LIST_ITEM)])
 """The types a column gives its rows: a menu's items, a list's rows."""
 ROW_MEMBER_INDICES = np.asarray(
@@ -194,26 +210,72 @@ ROW_MEMBER_INDICES = np.asarray(
 picture: a property panel's stacked dropdowns stay dropdowns)."""
 
 
-def column_groups(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    """Each box's column (:data:`COLUMN_ALIGN`, :data:`COLUMN_HEIGHT`, :data:`COLUMN_GAP`), -1 for a box in
-    a column of fewer than :data:`COLUMN_ROWS`."""
-    from scipy.sparse.csgraph import connected_components
-
+def column_groups(
+    boxes: npt.NDArray[np.float64], size_ratio: float | None = COLUMN_HEIGHT, max_gap: float = COLUMN_GAP
+) -> npt.NDArray[np.int64]:
+    """Each box's column (:data:`COLUMN_ALIGN`; heights within ``size_ratio`` unless None; at most
+    ``max_gap`` heights apart), -1 for a box in a column of fewer than :data:`COLUMN_ROWS`. A row of boxes
+    is a column of the boxes transposed (:func:`row_groups`)."""
+    if not len(boxes):
+        return np.zeros(0, dtype=np.int64)
     x0, y0, x1, y1 = boxes.T
     width, height = np.maximum(x1 - x0, 1.0), np.maximum(y1 - y0, 1.0)
     tolerance = np.maximum(4.0, COLUMN_ALIGN * np.minimum(width[:, None], width[None, :]))
-    aligned = (np.abs(x0[:, None] - x0[None, :]) <= tolerance) & (
+    linked = (np.abs(x0[:, None] - x0[None, :]) <= tolerance) & (
         np.abs(x1[:, None] - x1[None, :]) <= tolerance
     )
-    ratio = np.maximum(height[:, None], height[None, :]) / np.minimum(height[:, None], height[None, :])
+    if size_ratio is not None:
+        linked &= np.maximum(height[:, None], height[None, :]) <= size_ratio * np.minimum(
+            height[:, None], height[None, :]
+        )
     gap = y0[None, :] - y1[:, None]  # [above, below]
     low = np.minimum(height[:, None], height[None, :])
-    follows = (gap <= COLUMN_GAP * low) & (gap >= -0.25 * low)
-    linked = aligned & (ratio <= COLUMN_HEIGHT) & follows
+    linked &= (gap <= max_gap * low) & (gap >= -0.25 * low)
     np.fill_diagonal(linked, False)
     _, labels = connected_components(linked | linked.T, directed=False)
     sizes = np.bincount(labels)
     return np.where(sizes[labels] >= COLUMN_ROWS, labels, -1).astype(np.int64)
+
+
+def row_groups(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """Each box's row: boxes side by side with the same top and bottom edges, at most
+    :data:`ROW_GAP` of their height apart, whatever their widths (a tab bar); -1 for fewer than
+    :data:`COLUMN_ROWS`."""
+    return column_groups(boxes[:, [1, 0, 3, 2]], size_ratio=None, max_gap=ROW_GAP)
+
+
+def grouped_types(
+    elements: Sequence[Element],
+    reading: Reading,
+    groups_of: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.int64]],
+    group_types: npt.NDArray[np.int64],
+    member_types: npt.NDArray[np.int64],
+) -> Reading:
+    """``reading`` with the detector boxes of each group (``groups_of`` their boxes) typed alike: where the
+    type whose probabilities, summed over the members the reader gave one of ``member_types``, are
+    highest is one of ``group_types``, those members take it."""
+    if reading.type_probability is None or len(elements) < COLUMN_ROWS:
+        return reading
+    controls = np.asarray([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements], dtype=bool)
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+    groups = np.full(len(elements), -1, dtype=np.int64)
+    groups[controls] = groups_of(boxes[controls])
+    members = (groups >= 0) & np.isin(reading.type_index, member_types)
+    if not members.any():
+        return reading
+    _, group = np.unique(groups[members], return_inverse=True)
+    summed = np.zeros((group.max() + 1, reading.type_probability.shape[1]), dtype=np.float64)
+    np.add.at(summed, group, reading.type_probability[members])
+    consensus = summed.argmax(axis=1)[group]
+    taken = np.isin(consensus, group_types)
+    if not taken.any():
+        return reading
+    retyped = np.flatnonzero(members)[taken]
+    index = reading.type_index.copy()
+    index[retyped] = consensus[taken]
+    confidence = reading.type_confidence.copy()
+    confidence[retyped] = reading.type_probability[retyped, index[retyped]]
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
 
 
 def column_types(elements: Sequence[Element], reading: Reading) -> Reading:
@@ -222,32 +284,19 @@ def column_types(elements: Sequence[Element], reading: Reading) -> Reading:
     the reader called a menu item, a list row, text, an input, a button or a link takes it. A menu's or a
     list's rows are one kind of control; the reader, seeing each alone, called three of a browser's context
     menu items inputs and two text. Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
-    if reading.type_probability is None or len(elements) < COLUMN_ROWS:
-        return reading
-    controls = np.asarray([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements], dtype=bool)
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
-    groups = np.full(len(elements), -1, dtype=np.int64)
-    groups[controls] = column_groups(boxes[controls])
-    rows = (groups >= 0) & np.isin(reading.type_index, ROW_MEMBER_INDICES)
-    if not rows.any():
-        return reading
-    _, group = np.unique(groups[rows], return_inverse=True)
-    summed = np.zeros((group.max() + 1, reading.type_probability.shape[1]), dtype=np.float64)
-    np.add.at(summed, group, reading.type_probability[rows])
-    consensus = summed.argmax(axis=1)[group]
-    retyped = np.flatnonzero(rows)[np.isin(consensus, ROW_TYPE_INDICES)]
-    if not len(retyped):
-        return reading
-    index = reading.type_index.copy()
-    index[retyped] = consensus[np.isin(consensus, ROW_TYPE_INDICES)]
-    confidence = reading.type_confidence.copy()
-    confidence[retyped] = reading.type_probability[retyped, index[retyped]]
-    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+    return grouped_types(elements, reading, column_groups, ROW_TYPE_INDICES, ROW_MEMBER_INDICES)
+
+
+def tab_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the detector boxes of a row (:func:`row_groups`) typed tabs where their summed type
+    is a tab, each that the reader called a tab, a button, a link, text or a list row (a category bar's
+    items, some read as buttons). Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
+    return grouped_types(elements, reading, row_groups, TAB_INDICES, TAB_MEMBER_INDICES)
 
 
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
-    reading = textless_glyphs(elements, column_types(elements, reading))
+    reading = textless_glyphs(elements, tab_types(elements, column_types(elements, reading)))
     out = []
     flags = reading.state_probability >= 0.5
     for element, index, confidence, set_flags in zip(

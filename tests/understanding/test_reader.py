@@ -18,6 +18,8 @@ from detact_service.understanding.reader import (
     column_groups,
     column_types,
     near_checkable,
+    row_groups,
+    tab_types,
     textless_glyphs,
     with_check_answers,
     without_checkables,
@@ -292,3 +294,22 @@ def test_rows_far_apart_or_of_other_widths_are_no_column() -> None:
     ragged = np.asarray([(100, 100 + 30 * i, 350 - 60 * i, 130 + 30 * i) for i in range(3)], np.float64)
     assert column_groups(spaced).tolist() == [-1] * 3
     assert column_groups(ragged).tolist() == [-1] * 3
+
+
+def test_a_row_of_items_read_mostly_as_tabs_is_tabs() -> None:
+    """A category bar: four boxes side by side with the same top and bottom, of any widths, two read as
+    tabs, one as a button, one as a link; a box lower down and a picture in the row keep their types."""
+    widths = (80, 140, 60, 110)
+    starts = np.cumsum((100, *[w + 20 for w in widths[:-1]]))
+    items = [
+        Element((int(x), 50, int(x) + w, 86), ElementType.ICON, source="detector")
+        for x, w in zip(starts, widths, strict=True)
+    ]
+    lower = Element((100, 120, 180, 156), ElementType.ICON, source="detector")
+    tab, button, link = ElementType.TAB, ElementType.BUTTON, ElementType.LINK
+    read = [(tab, 0.6, button, 0.4), (button, 0.5, tab, 0.4), (tab, 0.7, link, 0.3), (link, 0.5, tab, 0.45)]
+    read += [(button, 0.9, tab, 0.1)]
+    elements = [*items, lower]
+    assert row_groups(np.asarray([e.bbox for e in elements], np.float64)).tolist() == [0] * 4 + [-1]
+    fixed = tab_types(elements, reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [tab] * 4 + [button]
