@@ -176,38 +176,33 @@ COLUMN_GAP = 0.5
 (a menu, a list, a table's column)."""
 COLUMN_ROWS = 3
 """A column of at least this many rows takes one type."""
-TAB_INDICES = np.asarray([TYPES.index(ElementType.TAB)])
-TAB_MEMBER_INDICES = np.asarray(
-    [
-        TYPES.index(t)
-        for t in (
-            ElementType.TAB,
-            ElementType.BUTTON,
-            ElementType.LINK,
-            ElementType.TEXT,
-            ElementType.LIST_ITEM,
-        )
-    ]
-)
 ROW_GAP = 1.0
 """Boxes side by side at most this many heights apart are items of one row (:func:`row_groups`)."""
-ROW_TYPE_INDICES = np.asarray([TYPES.index(t) for t in (ElementType.MENU_ITEM, ElementType.LIST_ITEM)])
+
+
+def type_indices(*types: ElementType) -> npt.NDArray[np.int64]:
+    """The reader's class indices of ``types``."""
+    return np.asarray([TYPES.index(t) for t in types], dtype=np.int64)
+
+
+COLUMN_TYPE_INDICES = type_indices(ElementType.MENU_ITEM, ElementType.LIST_ITEM)
 """The types a column gives its rows: a menu's items, a list's rows."""
-ROW_MEMBER_INDICES = np.asarray(
-    [
-        TYPES.index(t)
-        for t in (
-            ElementType.MENU_ITEM,
-            ElementType.LIST_ITEM,
-            ElementType.TEXT,
-            ElementType.INPUT,
-            ElementType.BUTTON,
-            ElementType.LINK,
-        )
-    ]
+COLUMN_MEMBER_INDICES = type_indices(
+    ElementType.MENU_ITEM,
+    ElementType.LIST_ITEM,
+    ElementType.TEXT,
+    ElementType.INPUT,
+    ElementType.BUTTON,
+    ElementType.LINK,
 )
 """The types the reader may have given a row that the column's type replaces (not a dropdown, an icon or a
 picture: a property panel's stacked dropdowns stay dropdowns)."""
+TAB_INDICES = type_indices(ElementType.TAB)
+"""The type a row of boxes gives its items: tabs."""
+TAB_MEMBER_INDICES = type_indices(
+    ElementType.TAB, ElementType.BUTTON, ElementType.LINK, ElementType.TEXT, ElementType.LIST_ITEM
+)
+"""The types the reader may have given an item that the row's tab replaces."""
 
 
 def column_groups(
@@ -284,7 +279,7 @@ def column_types(elements: Sequence[Element], reading: Reading) -> Reading:
     the reader called a menu item, a list row, text, an input, a button or a link takes it. A menu's or a
     list's rows are one kind of control; the reader, seeing each alone, called three of a browser's context
     menu items inputs and two text. Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
-    return grouped_types(elements, reading, column_groups, ROW_TYPE_INDICES, ROW_MEMBER_INDICES)
+    return grouped_types(elements, reading, column_groups, COLUMN_TYPE_INDICES, COLUMN_MEMBER_INDICES)
 
 
 def tab_types(elements: Sequence[Element], reading: Reading) -> Reading:
