@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from detact_service.core import DETECTOR_SOURCE, Element, ElementState, ElementType, ScreenParse
@@ -227,7 +228,7 @@ def column_groups(
     low = np.minimum(height[:, None], height[None, :])
     linked &= (gap <= max_gap * low) & (gap >= -0.25 * low)
     np.fill_diagonal(linked, False)
-    _, labels = connected_components(linked | linked.T, directed=False)
+    _, labels = connected_components(csr_matrix(linked), directed=False)  # undirected: either way links
     sizes = np.bincount(labels)
     return np.where(sizes[labels] >= COLUMN_ROWS, labels, -1).astype(np.int64)
 
