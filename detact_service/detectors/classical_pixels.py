@@ -133,41 +133,41 @@ def edge_cuts(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, in
     """How many rows or columns to cut off each side of ``box`` (a clipped ``(x0, y0, x1, y1)``) where an
     edge of the screen's layout reaches into it: rows (columns) at its side, within :data:`EDGE_DEPTH` of
     it, of another colour than the box's ground (its border's median colour) all along, that run on past
-    the box on at least one side
-    (a header's or a toolbar's edge under a padded button; a glyph's own stroke ends inside the box).
-    Returns (top, bottom, left, right)."""
+    the box on at least one side (a header's or a toolbar's edge under a padded button; a glyph's own
+    stroke ends inside the box). Returns (top, bottom, left, right)."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = box
-    depth_y, depth_x = max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
-    pixels = image.astype(np.int16)
     if x1 - x0 < 3 or y1 - y0 < 3:
         return 0, 0, 0, 0
-    ground = np.median(border_pixels(pixels[y0:y1, x0:x1]), axis=0)
+    wx0, wy0 = max(x0 - EDGE_REACH, 0), max(y0 - EDGE_REACH, 0)
+    window = image[wy0 : min(y1 + EDGE_REACH, height), wx0 : min(x1 + EDGE_REACH, width)].astype(np.int16)
+    bx0, by0, bx1, by1 = x0 - wx0, y0 - wy0, x1 - wx0, y1 - wy0  # the box inside the window
+    ground = np.median(border_pixels(window[by0:by1, bx0:bx1]), axis=0)
+    off = np.abs(window - ground).max(axis=2) > EDGE_CONTRAST
 
-    def differs(strip: npt.NDArray[np.int16]) -> float:
-        if not strip.size:
-            return 0.0
-        return float((np.abs(strip.reshape(-1, 3) - ground).max(axis=1) > EDGE_CONTRAST).mean())
+    def edges(
+        inside: npt.NDArray[np.bool_], before: npt.NDArray[np.bool_], after: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.bool_]:
+        """Per line (axis 0): differing all along inside the box and running on past it on one side."""
+        runs_on = np.zeros(len(inside), dtype=bool)
+        for beyond in (before, after):
+            if beyond.shape[1]:
+                runs_on |= beyond.mean(axis=1) >= EDGE_ROW
+        return np.asarray((inside.mean(axis=1) >= EDGE_ROW) & runs_on, dtype=bool)
 
-    def cut(lines: list[tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]]) -> int:
-        for depth, (line, beyond) in enumerate(lines):
-            if differs(line) < EDGE_ROW or not any(differs(part) >= EDGE_ROW for part in beyond if part.size):
-                return depth
-        return len(lines)
+    rows = edges(off[by0:by1, bx0:bx1], off[by0:by1, :bx0], off[by0:by1, bx1:])
+    columns = edges(off[by0:by1, bx0:bx1].T, off[:by0, bx0:bx1].T, off[by1:, bx0:bx1].T)
 
-    def row(y: int) -> tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]:
-        beyond = [pixels[y, max(x0 - EDGE_REACH, 0) : x0], pixels[y, x1 : min(x1 + EDGE_REACH, width)]]
-        return pixels[y, x0:x1], beyond
+    def leading(flags: npt.NDArray[np.bool_], limit: int) -> int:
+        flags = flags[:limit]
+        return int(len(flags) if flags.all() else flags.argmin())
 
-    def column(x: int) -> tuple[npt.NDArray[np.int16], list[npt.NDArray[np.int16]]]:
-        beyond = [pixels[max(y0 - EDGE_REACH, 0) : y0, x], pixels[y1 : min(y1 + EDGE_REACH, height), x]]
-        return pixels[y0:y1, x], beyond
-
+    depth_y, depth_x = max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
     return (
-        cut([row(y0 + d) for d in range(depth_y)]),
-        cut([row(y1 - 1 - d) for d in range(depth_y)]),
-        cut([column(x0 + d) for d in range(depth_x)]),
-        cut([column(x1 - 1 - d) for d in range(depth_x)]),
+        leading(rows, depth_y),
+        leading(rows[::-1], depth_y),
+        leading(columns, depth_x),
+        leading(columns[::-1], depth_x),
     )
 
 
