@@ -47,27 +47,39 @@ class ModelCalls:
 
 @contextmanager
 def count_model_calls() -> Iterator[ModelCalls]:
-    """Count and time every ``onnxruntime.InferenceSession.run`` call, per model file, inside the block."""
+    """Count and time every model call (``onnxruntime.InferenceSession.run`` and
+    :class:`~detact_service.models.OpenVinoSession` ``run``), per model file, inside the block."""
     import onnxruntime as ort
 
+    from detact_service.models import OpenVinoSession
+
     counts = ModelCalls()
-    original: Callable[..., Any] = ort.InferenceSession.run
+    originals: dict[Any, Callable[..., Any]] = {
+        ort.InferenceSession: ort.InferenceSession.run,
+        OpenVinoSession: OpenVinoSession.run,
+    }
 
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            name = Path(str(getattr(self, "_model_path", None) or "in-memory model")).name
-            with counts.lock:
-                counts.calls[name] += 1
-                counts.ms[name] += (time.perf_counter() - start) * 1000
+    def counted(original: Callable[..., Any]) -> Callable[..., Any]:
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                path = getattr(self, "_model_path", None) or getattr(self, "model_path", None)
+                name = Path(str(path or "in-memory model")).name
+                with counts.lock:
+                    counts.calls[name] += 1
+                    counts.ms[name] += (time.perf_counter() - start) * 1000
 
-    ort.InferenceSession.run = run  # type: ignore[method-assign]
+        return run
+
+    for cls, original in originals.items():
+        cls.run = counted(original)
     try:
         yield counts
     finally:
-        ort.InferenceSession.run = original  # type: ignore[method-assign]
+        for cls, original in originals.items():
+            cls.run = original
 
 
 def load(image: str) -> tuple[str, RGBImage]:

@@ -39,7 +39,7 @@ class OcrSettings(StageSettings):
     det_max_side: int = Field(
         1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
     )
-    threads: int = Field(0, ge=0, le=64, description="rapidocr ONNX Runtime threads; 0 = usable cores.")
+    threads: int = Field(0, ge=0, le=64, description="rapidocr model threads; 0 = usable cores.")
     int8: bool = Field(
         False,
         description="rapidocr: the int8 recogniser in models/manifest.json (2x less CPU; see docs/OCR.md).",
@@ -49,6 +49,13 @@ class OcrSettings(StageSettings):
         ge=1,
         le=16,
         description="rapidocr: recognition batches run on this many threads at once, sharing the threads.",
+    )
+    runtime: Literal["auto", "onnxruntime", "openvino"] = Field(
+        "auto",
+        description=(
+            "rapidocr on CPU: what runs the recogniser; openvino reads in bfloat16 where the CPU has it in"
+            " hardware; auto = openvino there, else onnxruntime."
+        ),
     )
 
 

@@ -4,6 +4,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
 
@@ -143,3 +144,25 @@ def test_an_optional_model_is_none_when_unnamed_or_not_shipped(tmp_path: Path) -
     assert optional_model_spec(tmp_path, "dimmed", "ui-dimmed") is None  # no manifest there
     spec = optional_model_spec(models, "dimmed", "ui-dimmed")
     assert spec is not None and spec.path.name == "ui-dimmed.onnx"
+
+
+def test_an_openvino_session_answers_as_onnx_runtime_does() -> None:
+    """Same inputs, same outputs (float32) and the same ONNX metadata as an ONNX Runtime session."""
+    import onnxruntime as ort
+
+    from detact_service.detectors.ocr_rapid import MODEL_SETS
+    from detact_service.models import OpenVinoSession
+
+    models = MODEL_SETS["ppocrv6-small"]
+    path = models.path(models.rec)
+    session = OpenVinoSession(path, 1, streams=2)
+    reference = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert [p.name for p in session.get_inputs()] == [p.name for p in reference.get_inputs()]
+    assert session.get_modelmeta().custom_metadata_map == reference.get_modelmeta().custom_metadata_map
+    assert len(session.get_modelmeta().custom_metadata_map["character"]) > 10_000
+    views = np.random.default_rng(0).uniform(-1, 1, (2, 3, 48, 160)).astype(np.float32)
+    (mine,) = session.run(None, {"x": views})
+    (theirs,) = reference.run(None, {"x": views})
+    assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-4
+    with pytest.raises(ValueError, match="every output"):
+        session.run(["softmax"], {"x": views})

@@ -25,6 +25,9 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
    batches are shared among ``DETACT_OCR__REC_WORKERS`` threads (longest first, to the least loaded),
    each with its share of those threads: one single-threaded call per core keeps both cores of a small
    CPU busier than one call on two threads (:func:`split_work`).
+6. On a CPU that computes bfloat16 in hardware (``DETACT_OCR__RUNTIME=auto``, the default), OpenVINO runs
+   the recogniser in bfloat16, one crop a call on a stream per worker: the same texts on the labelled
+   sets, about 1.5x less recognition time (:class:`~detact_service.models.OpenVinoSession`).
 
 With ``DETACT_OCR__INT8=true`` (off by default), ``ppocrv6-small`` recognises with the int8 copy of its
 recogniser shipped in ``models/`` (manifest entry ``ppocrv6-rec-small-int8``, made by ``python -m
@@ -49,7 +52,15 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_items
-from detact_service.models import ModelSpec, onnx_session, optional_model_spec, ort_threads, resolve_device
+from detact_service.models import (
+    ModelSpec,
+    OpenVinoSession,
+    onnx_session,
+    openvino_bf16_native,
+    optional_model_spec,
+    ort_threads,
+    resolve_device,
+)
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
@@ -84,6 +95,7 @@ class ModelSet:
     rec: str
     version: str
     rec_int8: str | None = None  # manifest entry (kind ``ocr-rec``) of an int8 copy of ``rec``
+    openvino: bool = False  # measured on OpenVINO (bfloat16 recognition): DETACT_OCR__RUNTIME may pick it
 
     def path(self, file: str) -> Path:
         spec = find_spec(self.package)
@@ -105,6 +117,7 @@ MODEL_SETS = {
             "PP-OCRv6_rec_small.onnx",
             "rapidocr:ppocrv6-small",
             rec_int8="ppocrv6-rec-small-int8",
+            openvino=True,
         ),
         ModelSet(
             "ppocrv4",
@@ -142,20 +155,36 @@ class PaddleOcrEngine:
     """PP-OCR detection + recognition sessions and the pre/post-processing around them."""
 
     def __init__(
-        self, models: ModelSet, threads: int, use_cuda: bool, rec: Path | None = None, rec_workers: int = 1
+        self,
+        models: ModelSet,
+        threads: int,
+        use_cuda: bool,
+        rec: Path | None = None,
+        rec_workers: int = 1,
+        openvino: bool = False,
     ) -> None:
         from rapidocr.ch_ppocr_det.utils import DBPostProcess
 
         self.det = onnx_session(models.path(models.det), threads, use_cuda)
         workers = 1 if use_cuda else max(1, min(rec_workers, ort_threads(threads)))
-        share = max(1, ort_threads(threads) // workers)
-        # One single-threaded session runs on each worker's own thread when called from several at once
-        # (ONNX Runtime's run is thread-safe): 100 MiB less than a session each. With more threads to
-        # share, each worker needs a session whose thread pool is its own.
-        sessions = 1 if share == 1 else workers
         rec_path = rec or models.path(models.rec)
-        made = [onnx_session(rec_path, share, use_cuda, arena=True) for _ in range(sessions)]
-        self.recs = [made[worker % sessions] for worker in range(workers)]
+        self.rec_batch = REC_BATCH
+        if openvino:
+            # bfloat16 reads MiniWoB++, the dense dashboard and the data engine's texts as float32 does
+            # (docs/OCR.md). One compiled model runs the workers' calls as streams, a thread each, one crop
+            # a call: as fast as batches, and OpenVINO keeps a compiled plan per input shape, so batches of
+            # every size held 900 MiB more than the 31 widths of one crop.
+            shared = OpenVinoSession(rec_path, threads, streams=workers, bf16=openvino_bf16_native())
+            self.recs: list[Any] = [shared] * workers
+            self.rec_batch = 1
+        else:
+            share = max(1, ort_threads(threads) // workers)
+            # One single-threaded session runs on each worker's own thread when called from several at
+            # once (ONNX Runtime's run is thread-safe): 100 MiB less than a session each. With more
+            # threads to share, each worker needs a session whose thread pool is its own.
+            sessions = 1 if share == 1 else workers
+            made = [onnx_session(rec_path, share, use_cuda, arena=True) for _ in range(sessions)]
+            self.recs = [made[worker % sessions] for worker in range(workers)]
         self.pool = ThreadPoolExecutor(workers - 1, "rec") if workers > 1 else None
         meta = self.recs[0].get_modelmeta().custom_metadata_map
         self.characters = np.asarray(["", *meta["character"].splitlines(), " "], dtype=object)
@@ -211,7 +240,7 @@ class PaddleOcrEngine:
             if (
                 batches
                 and rungs[batches[-1][0]] == rungs[i]
-                and len(batches[-1]) < min(REC_BATCH, max(1, REC_BATCH_WIDTH // rungs[i]))
+                and len(batches[-1]) < min(self.rec_batch, max(1, REC_BATCH_WIDTH // rungs[i]))
             ):
                 batches[-1].append(i)
             else:
@@ -338,18 +367,32 @@ class RapidOCRStage(OcrStage):
             return None
         return optional_model_spec(self.settings.models_dir, "ocr-rec", models.rec_int8)
 
+    def openvino(self) -> bool:
+        """Whether the models run on OpenVINO (``DETACT_OCR__RUNTIME``; never on CUDA, nor with models or
+        the int8 recogniser measured with ONNX Runtime only)."""
+        runtime = self.settings.ocr.runtime
+        if runtime == "onnxruntime" or resolve_device(self.settings) == "cuda":
+            return False
+        if self.rec_int8() or not self.models().openvino:
+            return False
+        if runtime == "auto":
+            return openvino_bf16_native()
+        if find_spec("openvino") is None:
+            raise StageUnavailable("DETACT_OCR__RUNTIME=openvino needs the 'openvino' package installed")
+        return True
+
     def _engine(self) -> PaddleOcrEngine:
         use_cuda = resolve_device(self.settings) == "cuda"
         models, threads = self.models(), self.settings.ocr.threads
-        int8 = self.rec_int8()
+        int8, openvino = self.rec_int8(), self.openvino()
 
         def load() -> PaddleOcrEngine:
             if int8 is not None:
                 int8.verify()  # the file is the one the manifest measured
-            return PaddleOcrEngine(models, threads, use_cuda, int8.path if int8 else None, workers)
+            return PaddleOcrEngine(models, threads, use_cuda, int8.path if int8 else None, workers, openvino)
 
         workers = self.settings.ocr.rec_workers
-        key = ("rapidocr", models.name, threads, use_cuda, str(int8 and int8.path), workers)
+        key = ("rapidocr", models.name, threads, use_cuda, str(int8 and int8.path), workers, openvino)
         return cached_model(key, load)
 
     def read(self, image: RGBImage) -> list[TextLine]:
@@ -440,4 +483,5 @@ class RapidOCRStage(OcrStage):
 
     def model_version(self) -> str | None:
         int8 = self.rec_int8()
-        return self.models().version + (f"+{int8.version_tag()}" if int8 else "")
+        runtime = "+openvino" + ("-bf16" if openvino_bf16_native() else "") if self.openvino() else ""
+        return self.models().version + (f"+{int8.version_tag()}" if int8 else "") + runtime

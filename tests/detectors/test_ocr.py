@@ -107,7 +107,35 @@ def test_the_default_models_keep_the_spaces_between_english_words() -> None:
         painter.text((20, 20 + i * 80), phrase, size=(16, 22, 28)[i])
     parse, stage = read(np.asarray(painter.done().image))
     assert sorted(e.text for e in parse.elements) == sorted(phrases)
-    assert stage.model_version() == "rapidocr:ppocrv6-small"  # type: ignore[attr-defined]
+    assert stage.model_version().startswith("rapidocr:ppocrv6-small")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
+def test_both_runtimes_read_the_form_alike(runtime: str) -> None:
+    """OpenVINO's recogniser (bfloat16 where the CPU has it) reads what ONNX Runtime's reads on a rendered
+    form, one crop a call, and the parse says which runtime read it."""
+    from detact_service.models import OpenVinoSession, openvino_bf16_native
+
+    image = np.asarray(render_form(1400, 1000).image)
+    reference, _ = read(image, ocr={"runtime": "onnxruntime"})
+    parse, stage = read(image, ocr={"runtime": runtime})
+    engine = stage._engine()  # type: ignore[attr-defined]
+    assert isinstance(engine.recs[0], OpenVinoSession) is (runtime == "openvino")
+    assert engine.rec_batch == (1 if runtime == "openvino" else 16)
+    assert [e.text for e in parse.elements] == [e.text for e in reference.elements]
+    assert len(parse.elements) >= 10
+    assert [e.bbox for e in parse.elements] == [e.bbox for e in reference.elements]
+    bf16 = runtime == "openvino" and openvino_bf16_native()
+    version = stage.model_version()  # type: ignore[attr-defined]
+    assert version.endswith("+openvino-bf16" if bf16 else "+openvino" if runtime == "openvino" else "small")
+
+
+def test_auto_runtime_is_openvino_only_where_bfloat16_pays() -> None:
+    from detact_service.models import openvino_bf16_native
+
+    assert create_stage("text", "rapidocr", Settings(device="cpu")).openvino() is openvino_bf16_native()  # type: ignore[attr-defined]
+    int8 = create_stage("text", "rapidocr", Settings(device="cpu", ocr={"int8": True, "runtime": "openvino"}))
+    assert int8.openvino() is False  # type: ignore[attr-defined]  # the int8 recogniser was measured on ORT
 
 
 def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> None:
@@ -127,8 +155,12 @@ def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> 
     assert (profile.lines, profile.crops, profile.reread_crops) == (2, 5, 0)
     assert len(parse.elements) == 5
     assert calls.calls == {"PP-OCRv6_det_small.onnx": 1, "PP-OCRv6_rec_small.onnx": profile.rec_calls}
-    # batched by width rung (a crop's reading must not depend on its batch): one call per rung here
-    assert profile.rec_calls == len(set(profile.rec_widths)) <= 5
+    # batched by width rung (a crop's reading must not depend on its batch): one call per rung here; one
+    # call per crop on OpenVINO, which keeps a plan per input shape
+    if stage._engine().rec_batch == 1:  # type: ignore[attr-defined]
+        assert profile.rec_calls == 5
+    else:
+        assert profile.rec_calls == len(set(profile.rec_widths)) <= 5
 
 
 def test_a_repeated_word_is_read_once_and_every_copy_gets_its_text() -> None:
