@@ -30,6 +30,7 @@ SAMPLES = ROOT.parent / "shared" / "samples" / "desktop-screenagent"
 PACKAGES = (
     "detact-service",
     "onnxruntime",
+    "openvino",
     "rapidocr",
     "rapidocr-onnxruntime",
     "easyocr",
