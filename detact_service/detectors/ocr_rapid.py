@@ -368,8 +368,8 @@ class RapidOCRStage(OcrStage):
         return optional_model_spec(self.settings.models_dir, "ocr-rec", models.rec_int8)
 
     def openvino(self) -> bool:
-        """Whether the models run on OpenVINO (``DETACT_OCR__RUNTIME``; never on CUDA, nor with models or
-        the int8 recogniser measured with ONNX Runtime only)."""
+        """Whether the recogniser runs on OpenVINO (``DETACT_OCR__RUNTIME``; never on CUDA, nor for models
+        or an int8 recogniser measured on ONNX Runtime only)."""
         runtime = self.settings.ocr.runtime
         if runtime == "onnxruntime" or resolve_device(self.settings) == "cuda":
             return False
