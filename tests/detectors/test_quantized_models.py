@@ -63,7 +63,7 @@ def test_the_int8_recogniser_reads_every_text_of_the_form_that_fp32_reads(form: 
 
 
 def test_without_the_int8_file_the_recogniser_falls_back_to_fp32(tmp_path: Path) -> None:
-    settings = Settings(device="cpu", models_dir=tmp_path, ocr={"int8": True})
+    settings = Settings(device="cpu", models_dir=tmp_path, ocr={"int8": True, "runtime": "onnxruntime"})
     stage = create_stage("text", "rapidocr", settings)
     assert stage.model_version() == "rapidocr:ppocrv6-small"
 
