@@ -166,3 +166,20 @@ def test_an_openvino_session_answers_as_onnx_runtime_does() -> None:
     assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-4
     with pytest.raises(ValueError, match="every output"):
         session.run(["softmax"], {"x": views})
+
+
+def test_an_openvino_session_runs_calls_from_several_threads_at_once() -> None:
+    """Each thread gets its own infer request: concurrent calls give what one-by-one calls give."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from detact_service.detectors.ocr_rapid import MODEL_SETS
+    from detact_service.models import OpenVinoSession
+
+    models = MODEL_SETS["ppocrv6-small"]
+    session = OpenVinoSession(models.path(models.rec), 2, streams=2)
+    rng = np.random.default_rng(1)
+    inputs = [rng.uniform(-1, 1, (1, 3, 48, width)).astype(np.float32) for width in (32, 96, 160, 64) * 3]
+    alone = [session.run(None, {"x": x})[0] for x in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda x: session.run(None, {"x": x})[0], inputs))
+    assert all(np.array_equal(a, b) for a, b in zip(alone, together, strict=True))
