@@ -129,6 +129,13 @@ EDGE_REACH = 3
 """How far (px) outside the box an edge's row is checked to run on."""
 
 
+def edge_depths(box: Sequence[int]) -> tuple[int, int]:
+    """How deep (rows, columns) an edge cut may reach into ``box``: :data:`EDGE_DEPTH` of its height and
+    width, at least 1."""
+    x0, y0, x1, y1 = box
+    return max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
+
+
 def edge_cuts(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int]:
     """How many rows or columns to cut off each side of ``box`` (a clipped ``(x0, y0, x1, y1)``) where an
     edge of the screen's layout reaches into it: rows (columns) at its side, within :data:`EDGE_DEPTH` of
@@ -162,7 +169,7 @@ def edge_cuts(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, in
         flags = flags[:limit]
         return int(len(flags) if flags.all() else flags.argmin())
 
-    depth_y, depth_x = max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
+    depth_y, depth_x = edge_depths(box)
     return (
         leading(rows, depth_y),
         leading(rows[::-1], depth_y),

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementType
-from detact_service.detectors.classical_pixels import EDGE_DEPTH, border_pixels, edge_cuts
+from detact_service.detectors.classical_pixels import border_pixels, edge_cuts, edge_depths
 from detact_service.geometry import boxes_of, containment
 from detact_service.stages import RGBImage
 from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
@@ -136,7 +136,7 @@ def is_blank_patch(image: npt.NDArray[np.uint8], box: Sequence[int]) -> bool:
     if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
         return False
     # The inside no edge cut reaches: strongly drawn there, drawn however the cuts fall (most boxes: a glyph)
-    depth_y, depth_x = max(1, round(EDGE_DEPTH * (y1 - y0))), max(1, round(EDGE_DEPTH * (x1 - x0)))
+    depth_y, depth_x = edge_depths((x0, y0, x1, y1))
     core = image[y0 + depth_y : y1 - depth_y, x0 + depth_x : x1 - depth_x].reshape(-1, 3).astype(np.int16)
     core_off = np.abs(core - np.median(core, axis=0)).max(axis=1) > INK_CONTRAST + BLANK_CONTRAST
     if core_off.sum() > BLANK_NOISE:

@@ -21,6 +21,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from detact_service.core import DETECTOR_SOURCE, Element, ElementState, ElementType, ScreenParse
+from detact_service.geometry import boxes_of
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.reparse import Changes, RowMemo
 from detact_service.settings import Settings
@@ -253,7 +254,7 @@ def grouped_types(
     if reading.type_probability is None or len(elements) < COLUMN_ROWS:
         return reading
     controls = np.asarray([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements], dtype=bool)
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+    boxes = boxes_of(elements)
     groups = np.full(len(elements), -1, dtype=np.int64)
     groups[controls] = groups_of(boxes[controls])
     members = (groups >= 0) & np.isin(reading.type_index, member_types)
