@@ -164,6 +164,8 @@ def test_an_openvino_session_answers_as_onnx_runtime_does() -> None:
     (mine,) = session.run(None, {"x": views})
     (theirs,) = reference.run(None, {"x": views})
     assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-4
+    (strided,) = session.run(None, {"x": np.asfortranarray(views)})  # handed over as a contiguous copy
+    assert np.array_equal(strided, mine)
     with pytest.raises(ValueError, match="every output"):
         session.run(["softmax"], {"x": views})
 
