@@ -90,6 +90,9 @@ class ModelEntry(BaseModel):
     upscale: bool | None = Field(
         None, description="False: a detector reads a screen smaller than input_size at its own scale."
     )
+    min_input_size: int | None = Field(
+        None, gt=0, description="With upscale false: a screen smaller than this is still enlarged to it."
+    )
 
     @field_validator("sha256")
     @classmethod
@@ -213,6 +216,11 @@ class ModelSpec:
     def upscale(self) -> bool:
         """Whether a screen smaller than ``input_size`` is enlarged to it (unset in the manifest: yes)."""
         return self.entry.upscale is not False
+
+    @property
+    def min_input_size(self) -> int:
+        """The longer side a screen is enlarged to at least when ``upscale`` is off (0: none)."""
+        return self.entry.min_input_size or 0
 
     def provenance(self) -> dict[str, str]:
         """Package, version, path inside it, sha256 and licence, where known."""

@@ -82,6 +82,14 @@ class DetectorSettings(StageSettings):
         le=1.0,
         description="The first detector's confidence threshold; unset = its own (manifest).",
     )
+    input_size: int | None = Field(
+        None,
+        ge=32,
+        description="The longer side, in pixels, at which the first detector reads a screen at most; unset = "
+        "its manifest's (1280 for `ui-detector`: a screen up to that size at its own scale, a smaller one "
+        "than 640 enlarged to 640). 640 reads every screen at 640, as before 2026-11-27: less CPU, fewer "
+        "web controls (docs/DETECTOR.md).",
+    )
     int8: bool = Field(
         True,
         description="Run the int8 copy '<model>-int8' of each detector when the manifest ships one (CPU): "

@@ -116,20 +116,26 @@ def detector_unavailable(settings: Settings) -> str | None:
 
 
 def input_hw(
-    model_shape: Sequence[object], height: int, width: int, size: int, upscale: bool = True
+    model_shape: Sequence[object],
+    height: int,
+    width: int,
+    size: int,
+    upscale: bool = True,
+    min_size: int = 0,
 ) -> tuple[int, int]:
     """The network input for an image: the model's fixed one, else the image's aspect ratio kept.
 
     With dynamic axes the longer side becomes ``size`` and each side is padded up to the stride, so a
     1080x2340 phone screen is read at 320x640 rather than squeezed into a 640 square with 3/4 padding.
-    Without ``upscale`` a smaller screen keeps its own scale.
+    Without ``upscale`` a smaller screen keeps its own scale, unless its longer side is below
+    ``min_size``: then it is enlarged to that.
     """
     fixed_h, fixed_w = model_shape[2], model_shape[3]
     if isinstance(fixed_h, int) and isinstance(fixed_w, int):
         return fixed_h, fixed_w
     scale = size / max(height, width)
     if not upscale:
-        scale = min(scale, 1.0)
+        scale = min(scale, max(1.0, min_size / max(height, width)))
     return (
         max(STRIDE, math.ceil(height * scale / STRIDE) * STRIDE),
         max(STRIDE, math.ceil(width * scale / STRIDE) * STRIDE),
@@ -249,13 +255,27 @@ class YoloOnnxDetector(Backend):
         return max(images, 1) if resolve_device(self.settings) == "cuda" else 1
 
     def detect(
-        self, spec: ModelSpec, images: Sequence[RGBImage], conf: float | None, source: str = DETECTOR_SOURCE
+        self,
+        spec: ModelSpec,
+        images: Sequence[RGBImage],
+        conf: float | None,
+        source: str = DETECTOR_SOURCE,
+        size: int | None = None,
     ) -> list[Detections]:
-        """One detector's boxes on each image, at ``conf`` (None: the manifest's, else ``DEFAULT_CONF``)."""
+        """One detector's boxes on each image, at ``conf`` (None: the manifest's, else ``DEFAULT_CONF``) and
+        the input ``size`` (None: the manifest's)."""
         session = self.load(spec)
         model_input = session.get_inputs()[0]
+        longest = size or spec.input_size
         shapes = [
-            input_hw(model_input.shape, image.shape[0], image.shape[1], spec.input_size, spec.upscale)
+            input_hw(
+                model_input.shape,
+                image.shape[0],
+                image.shape[1],
+                longest,
+                spec.upscale,
+                min(spec.min_input_size, longest),
+            )
             for image in images
         ]
         prepared = [letterbox(image, shape) for image, shape in zip(images, shapes, strict=True)]
@@ -288,7 +308,13 @@ class YoloOnnxDetector(Backend):
         by_image: dict[int, Detections] = {}
         for spec in {id(spec): spec for spec in chosen}.values():  # one batched call per detector
             members = [i for i, used in enumerate(chosen) if used is spec]
-            detected = self.detect(spec, [images[i] for i in members], self.settings.detector.conf)
+            first = spec is self.spec
+            detected = self.detect(
+                spec,
+                [images[i] for i in members],
+                self.settings.detector.conf,
+                size=self.settings.detector.input_size if first else None,
+            )
             by_image.update(zip(members, detected, strict=True))
         found = [by_image[i] for i in range(len(images))]
         wide = [i for i, image in enumerate(images) if image.shape[1] > image.shape[0]]

@@ -146,6 +146,13 @@ def test_a_detector_without_upscale_reads_small_screens_at_their_own_scale() -> 
     assert input_hw(["b", 3, "h", "w"], 768, 1024, 1280) == (960, 1280)
 
 
+def test_a_detector_with_a_minimum_size_enlarges_only_screens_below_it() -> None:
+    dynamic = ["b", 3, "h", "w"]
+    assert input_hw(dynamic, 210, 160, 1280, upscale=False, min_size=640) == (640, 512)
+    assert input_hw(dynamic, 768, 1024, 1280, upscale=False, min_size=640) == (768, 1024)
+    assert input_hw(dynamic, 1440, 2560, 1280, upscale=False, min_size=640) == (736, 1280)
+
+
 def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_path: Path) -> None:
     write_model(tmp_path)
     write_model(tmp_path, "phone", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
