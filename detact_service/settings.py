@@ -85,10 +85,9 @@ class DetectorSettings(StageSettings):
     input_size: int | None = Field(
         None,
         ge=32,
-        description="The longer side, in pixels, at which the first detector reads a screen at most; unset = "
-        "its manifest's (1280 for `ui-detector`: a screen up to that size at its own scale, a smaller one "
-        "than 640 enlarged to 640). 640 reads every screen at 640, as before 2026-11-27: less CPU, fewer "
-        "web controls (docs/DETECTOR.md).",
+        description="The longer side, in pixels, at which the first detector reads a screen at most (a "
+        "smaller one at its own scale, one under 640 enlarged to 640); unset = 960 on a CPU, the manifest's "
+        "1280 on CUDA. 640 reads every screen at 640, as before 2026-11-27: faster, fewer web controls.",
     )
     int8: bool = Field(
         True,

@@ -40,6 +40,9 @@ NMS_IOU = 0.5
 DEFAULT_CONF = 0.25  # for a manifest entry that names no confidence of its own
 LETTERBOX_FILL = 114  # Ultralytics' padding grey
 STRIDE = 32  # YOLO's largest feature stride: dynamic inputs are padded to a multiple of it
+# The first detector's longest input on a CPU: at 1280, a 1920x1080 parse took 30 % longer than at 640
+# for 0.04-0.05 more web controls than at 960 (docs/DETECTOR.md); on CUDA the manifest's size costs little.
+CPU_INPUT_SIZE = 960
 CLASSLESS = frozenset({"icon", "interactive", "element"})
 """Class names of one-class interactable detectors: their boxes are controls of a type the merge decides."""
 
@@ -254,6 +257,16 @@ class YoloOnnxDetector(Backend):
             return chosen
         return max(images, 1) if resolve_device(self.settings) == "cuda" else 1
 
+    def first_input_size(self) -> int:
+        """The longer side the first detector reads a screen at most: ``DETACT_DETECTOR__INPUT_SIZE``, else
+        its manifest's, at most :data:`CPU_INPUT_SIZE` on a CPU."""
+        chosen = self.settings.detector.input_size
+        if chosen:
+            return chosen
+        if resolve_device(self.settings) == "cuda":
+            return self.spec.input_size
+        return min(self.spec.input_size, CPU_INPUT_SIZE)
+
     def detect(
         self,
         spec: ModelSpec,
@@ -308,12 +321,11 @@ class YoloOnnxDetector(Backend):
         by_image: dict[int, Detections] = {}
         for spec in {id(spec): spec for spec in chosen}.values():  # one batched call per detector
             members = [i for i, used in enumerate(chosen) if used is spec]
-            first = spec is self.spec
             detected = self.detect(
                 spec,
                 [images[i] for i in members],
                 self.settings.detector.conf,
-                size=self.settings.detector.input_size if first else None,
+                size=self.first_input_size() if spec is self.spec else None,
             )
             by_image.update(zip(members, detected, strict=True))
         found = [by_image[i] for i in range(len(images))]

@@ -153,6 +153,14 @@ def test_a_detector_with_a_minimum_size_enlarges_only_screens_below_it() -> None
     assert input_hw(dynamic, 1440, 2560, 1280, upscale=False, min_size=640) == (736, 1280)
 
 
+def test_the_shipped_detector_reads_screens_at_most_at_960_on_a_cpu_and_the_setting_overrides() -> None:
+    shipped = Settings(device="cpu")
+    assert YoloOnnxDetector(shipped).spec.input_size == 1280  # what CUDA reads at
+    assert YoloOnnxDetector(shipped).first_input_size() == 960
+    lowered = shipped.model_copy(update={"detector": DetectorSettings(input_size=640)})
+    assert YoloOnnxDetector(lowered).first_input_size() == 640
+
+
 def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_path: Path) -> None:
     write_model(tmp_path)
     write_model(tmp_path, "phone", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
