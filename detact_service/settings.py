@@ -86,8 +86,8 @@ class DetectorSettings(StageSettings):
         None,
         ge=32,
         description="The longer side, in pixels, at which the first detector reads a screen at most (a "
-        "smaller one at its own scale, one under 640 enlarged to 640); unset = 960 on a CPU, the manifest's "
-        "1280 on CUDA. 640 reads every screen at 640, as before 2026-11-27: faster, fewer web controls.",
+        "smaller one at its own scale, one under 640 enlarged to 640); unset = the manifest's (1280). 640 "
+        "reads every screen at 640, as before 2026-11-27: faster, fewer web controls found.",
     )
     int8: bool = Field(
         True,

@@ -40,9 +40,6 @@ NMS_IOU = 0.5
 DEFAULT_CONF = 0.25  # for a manifest entry that names no confidence of its own
 LETTERBOX_FILL = 114  # Ultralytics' padding grey
 STRIDE = 32  # YOLO's largest feature stride: dynamic inputs are padded to a multiple of it
-# The first detector's longest input on a CPU: at 1280, a 1920x1080 parse took 30 % longer than at 640
-# for 0.04-0.05 more web controls than at 960 (docs/DETECTOR.md); on CUDA the manifest's size costs little.
-CPU_INPUT_SIZE = 960
 CLASSLESS = frozenset({"icon", "interactive", "element"})
 """Class names of one-class interactable detectors: their boxes are controls of a type the merge decides."""
 
@@ -259,13 +256,8 @@ class YoloOnnxDetector(Backend):
 
     def first_input_size(self) -> int:
         """The longer side the first detector reads a screen at most: ``DETACT_DETECTOR__INPUT_SIZE``, else
-        its manifest's, at most :data:`CPU_INPUT_SIZE` on a CPU."""
-        chosen = self.settings.detector.input_size
-        if chosen:
-            return chosen
-        if resolve_device(self.settings) == "cuda":
-            return self.spec.input_size
-        return min(self.spec.input_size, CPU_INPUT_SIZE)
+        its manifest's."""
+        return self.settings.detector.input_size or self.spec.input_size
 
     def detect(
         self,

@@ -153,10 +153,9 @@ def test_a_detector_with_a_minimum_size_enlarges_only_screens_below_it() -> None
     assert input_hw(dynamic, 1440, 2560, 1280, upscale=False, min_size=640) == (736, 1280)
 
 
-def test_the_shipped_detector_reads_screens_at_most_at_960_on_a_cpu_and_the_setting_overrides() -> None:
+def test_the_shipped_detector_reads_screens_at_most_at_1280_and_the_setting_overrides() -> None:
     shipped = Settings(device="cpu")
-    assert YoloOnnxDetector(shipped).spec.input_size == 1280  # what CUDA reads at
-    assert YoloOnnxDetector(shipped).first_input_size() == 960
+    assert YoloOnnxDetector(shipped).first_input_size() == 1280
     lowered = shipped.model_copy(update={"detector": DetectorSettings(input_size=640)})
     assert YoloOnnxDetector(lowered).first_input_size() == 640
 
