@@ -340,12 +340,6 @@ def onnx_session(path: Path, threads: int, use_cuda: bool, arena: bool = False) 
     return ort.InferenceSession(str(path), sess_options=options, providers=providers)
 
 
-def _openvino_tensor_type() -> Any:
-    from openvino import Tensor
-
-    return Tensor
-
-
 @lru_cache(maxsize=1)
 def _openvino_core() -> Any:
     import openvino
@@ -399,7 +393,9 @@ class OpenVinoSession:
         }
         self.compiled = core.compile_model(model, "CPU", config)
         self._local = threading.local()
-        self._tensor_type = _openvino_tensor_type()
+        from openvino import Tensor
+
+        self._tensor_type = Tensor
         # Two threads copying inputs into their requests' tensors at once (OpenVINO's own copy in
         # ``infer(feed)``) once hung a parse for good, both in that copy: only the hand-over of inputs
         # and outputs is taken in turn; the inference itself runs the streams at once.
@@ -420,7 +416,7 @@ class OpenVinoSession:
             request = self._local.request = self.compiled.create_infer_request()
         arrays = {name: np.ascontiguousarray(value) for name, value in feed.items()}
         with self._handover:
-            for name, array in arrays.items():  # shared, not copied: the arrays outlive the call
+            for name, array in arrays.items():  # shared, not copied: the request's tensor keeps it alive
                 request.set_tensor(name, self._tensor_type(array, shared_memory=True))
         request.infer()
         with self._handover:
