@@ -12,6 +12,7 @@ A line whose words cannot be located that way stays whole, and so does a line th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -124,3 +125,68 @@ def pieces(
         a, b = int(extents[run[0], 0]), int(extents[run[-1], 1])
         out.append(text.replace(bbox=(a, y1, max(b, a + 1), y2), text=" ".join(words[i] for i in run)))
     return out
+
+
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+"""Kana, CJK ideographs and Hangul: scripts written without spaces between words."""
+CJK_LETTERS = 3  # a line of at least this many such letters ...
+CJK_SHARE = 0.6  # ... making up this share of its letters is written without word spaces
+BOX_IN_LINE = 0.8  # share of a detector box inside a line (grown by 2 px) for it to lie on the line
+BOX_LINE_HEIGHTS = 1.6  # a box this many line heights tall or taller is a control round the line
+GLYPH_GAP = 0.3  # line heights: ink this close beyond a box's ink, on the line, is the same run of text
+CJK_CONFIDENCE = 0.85  # a line read with less is likely a row of icons read as characters (`图三三三首だ`)
+LINE_OWNED = 0.6  # a box holding this share of a line takes its text (the merge's TEXT_INSIDE): its control
+
+
+def is_cjk_line(text: str) -> bool:
+    """Whether ``text`` is mostly in a script written without spaces between words (Chinese, Japanese,
+    Korean)."""
+    letters = [c for c in text if not c.isspace()]
+    cjk = len(CJK.findall(text))
+    return cjk >= CJK_LETTERS and cjk >= CJK_SHARE * len(letters)
+
+
+def runs_on(image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> bool:
+    """Whether the ink inside ``box`` runs on into the line's ink beside it: on one side at least, the
+    line's nearest ink outside the box lies within :data:`GLYPH_GAP` line heights of the box's ink."""
+    x1, y1, x2, y2 = (int(v) for v in np.round(line))
+    x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, image.shape[1]), min(y2, image.shape[0])
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return False
+    columns = np.flatnonzero(line_ink(image[y1:y2, x1:x2].astype(np.int16)).any(axis=0)) + x1
+    inside = (columns >= box[0]) & (columns < box[2])
+    if not inside.any():
+        return False
+    first, last = columns[inside][[0, -1]]
+    left, right = columns[columns < box[0]], columns[columns >= box[2]]
+    gaps = [first - left[-1] - 1] if len(left) else []
+    gaps += [right[0] - last - 1] if len(right) else []
+    return bool(gaps) and min(gaps) <= GLYPH_GAP * (y2 - y1)
+
+
+def drop_boxes_in_cjk_words(
+    image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
+) -> list[Element]:
+    """Drop the textless detector boxes that lie on a Chinese, Japanese or Korean text line and whose ink
+    runs on into the line's (:func:`runs_on`): a character or a phrase of a headline, a tab's title or a
+    logo, not a control. Written without spaces, such a line gives the detector no word to box, and it
+    boxes one to six of its characters here and there (140 boxes on the 60 ScreenAgent desktops), each an
+    icon without text beside the line that holds their text. Boxes with clear space round their ink stay
+    (a navigation bar's items, a favicon, an arrow), and so do a box that holds most of the line (it takes
+    the line's text) and boxes on a line read with little confidence (a toolbar's icons read as `三`)."""
+    lines = [i for i, t in enumerate(texts) if t.score >= CJK_CONFIDENCE and is_cjk_line(t.text or "")]
+    boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
+    if image is None or not lines or not boxes:
+        return list(widgets)
+    line_boxes = geometry.boxes_of([texts[i] for i in lines])
+    box_array = geometry.boxes_of([widgets[i] for i in boxes])
+    on_line = geometry.containment(box_array, line_boxes + np.array([-2.0, -2.0, 2.0, 2.0])) >= BOX_IN_LINE
+    line_heights = line_boxes[:, 3] - line_boxes[:, 1]
+    on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * line_heights[None, :]
+    on_line &= geometry.containment(line_boxes, box_array).T < LINE_OWNED
+    dropped = {
+        boxes[b]
+        for b, line in zip(*np.nonzero(on_line), strict=True)
+        if runs_on(image, line_boxes[line], box_array[b])
+    }
+    return [w for i, w in enumerate(widgets) if i not in dropped]

@@ -38,7 +38,7 @@ from detact_service.core import (
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import is_glyph_text
 from detact_service.understanding.ink_fit import fit_to_ink, ink_against_border
-from detact_service.understanding.line_split import split_lines_at_boxes
+from detact_service.understanding.line_split import drop_boxes_in_cjk_words, split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -557,6 +557,7 @@ def merge_elements(
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
     texts = split_lines_at_boxes(image, texts, others)
+    others = drop_boxes_in_cjk_words(image, texts, others)
     others = drop_glyphs_in_controls(drop_groups(deduplicate(others), texts))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)

@@ -8,7 +8,11 @@ from PIL import Image, ImageDraw, ImageFont
 
 from detact_service.core import Element, ElementType
 from detact_service.settings import Settings
-from detact_service.understanding.line_split import split_lines_at_boxes, word_extents
+from detact_service.understanding.line_split import (
+    drop_boxes_in_cjk_words,
+    split_lines_at_boxes,
+    word_extents,
+)
 from detact_service.understanding.merge import merge_elements
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -77,3 +81,57 @@ def test_words_are_located_only_when_their_gaps_stand_out() -> None:
     extents = word_extents(image, (0, 0, 900, 40), 2)
     assert extents is not None and extents.shape == (2, 2) and extents[0, 1] < extents[1, 0]
     assert word_extents(image, (0, 0, 900, 40), 4) is None  # four words cannot be found in two
+
+
+def glyph_line(gaps: list[int], size: int = 20) -> np.ndarray:
+    """A white screen with one row of dark square 'characters' (``size`` px, the ink of a CJK line)
+    separated by ``gaps`` px, starting at x = 20: no CJK font is installed here, and the rule reads ink."""
+    image = np.full((60, 900, 3), 255, dtype=np.uint8)
+    x = 20
+    for gap in [*gaps, 0]:
+        image[20 : 20 + size, x + 2 : x + size - 2] = 40
+        x += size + gap
+    return image
+
+
+CJK_TEXT = "历史上今天发生的重大新闻及历史事件"  # 17 characters
+
+
+def cjk_line(image: np.ndarray, text: str = CJK_TEXT, score: float = 0.99) -> Element:
+    inked = np.flatnonzero((image < 128).any(axis=(0, 2)))
+    return Element(
+        (int(inked[0]), 18, int(inked[-1]) + 1, 42), ElementType.TEXT, score=score, source="ocr", text=text
+    )
+
+
+def test_boxes_on_the_characters_of_a_cjk_line_are_dropped_and_clear_items_stay() -> None:
+    image = glyph_line([2] * 8 + [14, 14, 2, 2, 14] + [2] * 3)  # 17 characters, three set apart
+    line = cjk_line(image)
+    x = np.cumsum([20, *([22] * 8), 34, 34, 22, 22, 34, 22, 22])  # each character's left edge
+    glyphs = [
+        detector_box((int(x[2]) - 3, 16, int(x[4]) + 21, 44)),
+        detector_box((int(x[7]) - 2, 17, int(x[7]) + 22, 43)),
+    ]
+    item = detector_box((int(x[9]) - 4, 16, int(x[9]) + 24, 44))  # one character with 14 px either side
+    kept = drop_boxes_in_cjk_words(image, [line], [*glyphs, item])
+    assert kept == [item]
+    merged = merge_elements([line, *glyphs, item], 900, 60, image)
+    assert [e.text for e in merged if e.source == "ocr"] == [CJK_TEXT]
+    assert not any(e.bbox == g.bbox for e in merged for g in glyphs)
+
+
+def test_cjk_boxes_stay_on_unsure_latin_or_owned_lines() -> None:
+    image = glyph_line([2] * 16)
+    x = 20 + 22 * np.arange(17)
+    glyph = detector_box((int(x[5]) - 2, 17, int(x[6]) + 22, 43))
+    assert drop_boxes_in_cjk_words(image, [cjk_line(image)], [glyph]) == []
+    assert drop_boxes_in_cjk_words(image, [cjk_line(image, score=0.6)], [glyph]) == [
+        glyph
+    ]  # icons read as 三
+    latin = cjk_line(image, text="Today in history news")
+    assert drop_boxes_in_cjk_words(image, [latin], [glyph]) == [glyph]  # words have spaces to split at
+    owner = detector_box((int(x[2]), 16, int(x[16]) + 24, 44))  # most of the line: it takes the text
+    assert drop_boxes_in_cjk_words(image, [cjk_line(image)], [owner]) == [owner]
+    named = Element(glyph.bbox, ElementType.BUTTON, source="detector", text="新闻")
+    assert drop_boxes_in_cjk_words(image, [cjk_line(image)], [named]) == [named]
+    assert drop_boxes_in_cjk_words(None, [cjk_line(image)], [glyph]) == [glyph]
