@@ -136,6 +136,7 @@ BOX_LINE_HEIGHTS = 1.6  # a box this many line heights tall or taller is a contr
 GLYPH_GAP = 0.3  # line heights: ink this close beyond a box's ink, on the line, is the same run of text
 CJK_CONFIDENCE = 0.85  # a line read with less is likely a row of icons read as characters (`图三三三首だ`)
 LINE_OWNED = 0.6  # a box holding this share of a line takes its text (the merge's TEXT_INSIDE): its control
+PROSE_MARKS = frozenset("，。、；！？")  # full-width punctuation: a line with one is a sentence, not a bar
 
 
 def is_cjk_line(text: str) -> bool:
@@ -171,9 +172,12 @@ def drop_boxes_in_cjk_words(
     runs on into the line's (:func:`runs_on`): a character or a phrase of a headline, a tab's title or a
     logo, not a control. Written without spaces, such a line gives the detector no word to box, and it
     boxes one to six of its characters here and there (140 boxes on the 60 ScreenAgent desktops), each an
-    icon without text beside the line that holds their text. Boxes with clear space round their ink stay
-    (a navigation bar's items, a favicon, an arrow), and so do a box that holds most of the line (it takes
-    the line's text) and boxes on a line read with little confidence (a toolbar's icons read as `三`)."""
+    icon without text beside the line that holds their text. In a sentence (a line with full-width
+    punctuation, ``，`` or ``。``) every such box goes: the detector boxes its phrases between commas,
+    whose ink stands clear of the next phrase by the comma's blank half. Elsewhere boxes with clear space
+    round their ink stay (a navigation bar's items, a favicon, an arrow). A box that holds most of the
+    line stays (it takes the line's text), and so do the boxes on a line read with little confidence (a
+    toolbar's icons read as `三`)."""
     lines = [i for i, t in enumerate(texts) if t.score >= CJK_CONFIDENCE and is_cjk_line(t.text or "")]
     boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
     if image is None or not lines or not boxes:
@@ -184,9 +188,10 @@ def drop_boxes_in_cjk_words(
     line_heights = line_boxes[:, 3] - line_boxes[:, 1]
     on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * line_heights[None, :]
     on_line &= geometry.containment(line_boxes, box_array).T < LINE_OWNED
+    prose = [not PROSE_MARKS.isdisjoint(texts[i].text or "") for i in lines]
     dropped = {
         boxes[b]
         for b, line in zip(*np.nonzero(on_line), strict=True)
-        if runs_on(image, line_boxes[line], box_array[b])
+        if prose[line] or runs_on(image, line_boxes[line], box_array[b])
     }
     return [w for i, w in enumerate(widgets) if i not in dropped]

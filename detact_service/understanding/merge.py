@@ -36,9 +36,9 @@ from detact_service.core import (
     ScreenParse,
 )
 from detact_service.stages import Backend, RGBImage, register
-from detact_service.understanding.glyph_text import is_glyph_text
+from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text
 from detact_service.understanding.ink_fit import fit_to_ink, ink_against_border
-from detact_service.understanding.line_split import drop_boxes_in_cjk_words, split_lines_at_boxes
+from detact_service.understanding.line_split import BOX_IN_LINE, drop_boxes_in_cjk_words, split_lines_at_boxes
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -69,6 +69,7 @@ STATUS_BAR_TOP = 0.05  # a phone's clock lies in this top share of the screen
 STATUS_BAR_MARGIN = 0.25  # the bar ends this many clock heights below the clock
 CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])")
 LABEL_OVERLAP = 0.3  # how far (in control heights) a label's box may overlap a padded control box
+ICON_ROW = 2  # an unsure OCR line round this many detector boxes is a row of icons read as characters
 MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
 LABELLED_MARKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
 TEXT_HOLDERS = frozenset(
@@ -458,9 +459,14 @@ def reading_order(elements: Sequence[Element]) -> list[Element]:
 
 
 def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
-    """Drop OCR lines that are a widget read as a glyph: a checkbox read as '口', a close icon as '×'.
+    """Drop OCR lines that are widgets read as glyphs: a checkbox read as '口', a close icon as '×', a
+    toolbar's icons as ``图三书三首だ``.
 
-    Such a line lies inside a checkbox or radio, or is glyph-like and overlaps another widget's box.
+    Such a line lies inside a checkbox or radio, or is glyph-like and overlaps another widget's box, or is
+    read with little confidence (:data:`WORD_CONFIDENCE`) and holds :data:`ICON_ROW` detector boxes or
+    more. On the 60 ScreenAgent desktops the last kind are 21 toolbar, window-button and tray rows (`日·Ω`
+    at 0.58, `-口x` at 0.57, `入只4ENG` at 0.74) and one clipped heading, each a text element of nonsense
+    over the icons the detector found one by one.
     """
     if not texts or not widgets:
         return list(texts)
@@ -468,10 +474,14 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     text_in_widget = geometry.containment(text_boxes, widget_boxes)
     widget_in_text = geometry.containment(widget_boxes, text_boxes).T
     is_control = np.asarray([w.type in MARK_CONTROLS for w in widgets])
+    detected = np.asarray([w.source == DETECTOR_SOURCE for w in widgets])
     glyph = np.asarray([is_glyph_text(t.text or "", t.score) for t in texts])
+    unsure = np.asarray([t.score < WORD_CONFIDENCE for t in texts])
     in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
     overlaps = ((text_in_widget >= TEXT_INSIDE) | (widget_in_text >= TEXT_INSIDE)).any(axis=1)
-    drop = in_control | (glyph & overlaps)
+    grown = geometry.containment(widget_boxes, text_boxes + np.array([-2.0, -2.0, 2.0, 2.0])).T
+    icon_row = unsure & ((grown[:, detected] >= BOX_IN_LINE).sum(axis=1) >= ICON_ROW)
+    drop = in_control | (glyph & overlaps) | icon_row
     return [texts[int(i)] for i in np.flatnonzero(~drop)]
 
 

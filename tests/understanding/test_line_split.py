@@ -135,3 +135,13 @@ def test_cjk_boxes_stay_on_unsure_latin_or_owned_lines() -> None:
     named = Element(glyph.bbox, ElementType.BUTTON, source="detector", text="新闻")
     assert drop_boxes_in_cjk_words(image, [cjk_line(image)], [named]) == [named]
     assert drop_boxes_in_cjk_words(None, [cjk_line(image)], [glyph]) == [glyph]
+
+
+def test_in_a_sentence_a_phrase_boxed_between_commas_goes_too() -> None:
+    image = glyph_line([2] * 4 + [14] + [2] * 4)  # a phrase set apart by a comma's blank half
+    x = np.cumsum([20, *([22] * 4), 34, *([22] * 4)])
+    phrase = detector_box((int(x[5]) - 3, 16, int(x[9]) + 23, 44))
+    sentence = cjk_line(image, text="历史上今天，发生的重大")
+    assert drop_boxes_in_cjk_words(image, [sentence], [phrase]) == []
+    bar = cjk_line(image, text="历史上今天 发生的重大")  # no punctuation: a bar of two items
+    assert drop_boxes_in_cjk_words(image, [bar], [phrase]) == [phrase]

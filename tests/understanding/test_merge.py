@@ -348,3 +348,16 @@ def test_a_box_round_a_column_of_links_leaves_each_link_but_a_card_with_a_pictur
     image[440:540, 210:330] = 255
     merged = merge_elements([card, *links[:2]], screen_width=1024, screen_height=768, image=image)
     assert [(e.bbox, e.text) for e in merged] == [(card.bbox, "Link 0 Link 1")]
+
+
+def test_a_row_of_icons_read_as_characters_with_little_confidence_is_no_text() -> None:
+    """A LibreOffice toolbar (ScreenAgent desktop): three icons boxed one by one, OCR's ``日·Ω`` at 0.58
+    over them goes; the same line read with confidence stays (a label round two boxes)."""
+    icons = [detected((10 + 30 * i, 100, 36 + 30 * i, 126)) for i in range(3)]
+    row = Element(bbox=(8, 98, 98, 128), type=ElementType.TEXT, text="日·Ω", source="ocr", score=0.58)
+    merged = merge_elements([*icons, row], 1024, 768)
+    assert [e.text for e in merged] == [None, None, None]
+    sure = row.replace(text="Save all", score=0.97)
+    assert "Save all" in [e.text for e in merge_elements([*icons, sure], 1024, 768)]
+    one_icon = merge_elements([icons[0], row], 1024, 768)  # one box: not a row of icons
+    assert "日·Ω" in [e.text for e in one_icon]
