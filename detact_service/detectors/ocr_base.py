@@ -19,6 +19,8 @@ TextLine = tuple[npt.NDArray[np.floating], str, float]
 """An OCR result: a (4, 2) quad of corner points, its text and confidence."""
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
+CJK_ITEM_GAP = 0.35  # in a line of CJK words, a narrower one does too (a nav bar's 首页 番剧 直播: 0.38-0.42)
+CJK_ITEM_SHARE = 0.6  # share of a line's letters that are CJK for :data:`CJK_ITEM_GAP` to apply
 MONO_GAP = 1.5  # median gap between items in character advances: monospace prose 1.0-1.4, menus 1.7+
 MONO_GAP_MAX = 2.0  # ... and its widest gap (a space after a period)
 CJK_PUNCT_GAP = 0.9  # line heights: the blank after a full-width comma or full stop (0.4-0.8 measured)
@@ -89,11 +91,14 @@ def line_ink(crop: npt.NDArray[np.int16]) -> npt.NDArray[np.bool_]:
     return np.asarray(np.abs(grey - np.median(border)) > INK_CONTRAST)
 
 
-def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int, int]]:
+def ink_spans(
+    image: RGBImage, quad: npt.NDArray[np.floating], gap: float = SPLIT_GAP
+) -> list[tuple[int, int]]:
     """Horizontal extents of the items of an axis-aligned line box.
 
-    Items are separated by wide blank gaps (menu bars, tabs) or by a change between coloured and neutral
-    ink (a blue link inside black prose), each run of one kind needing at least a line height of ink.
+    Items are separated by blank gaps over ``gap`` line heights (menu bars, tabs) or by a change between
+    coloured and neutral ink (a blue link inside black prose), each run of one kind needing at least a
+    line height of ink.
     """
     height, width = image.shape[:2]
     x1, y1 = np.clip(np.floor(quad.min(axis=0)).astype(int), 0, [width, height])
@@ -114,7 +119,7 @@ def ink_spans(image: RGBImage, quad: npt.NDArray[np.floating]) -> list[tuple[int
         coloured[:] = False  # one kind of ink (or a few stray coloured pixels): no colour split
     else:
         coloured = _absorb_short_runs(columns, coloured, line_height)
-    gap_break = np.diff(columns) > SPLIT_GAP * line_height
+    gap_break = np.diff(columns) > gap * line_height
     kind_break = (np.diff(coloured.astype(np.int8)) != 0) & (np.diff(columns) > 1)
     breaks = np.flatnonzero(gap_break | kind_break)
     starts = np.concatenate([[columns[0]], columns[breaks + 1]])
@@ -208,6 +213,20 @@ def _cjk_joins(
         dtype=bool,
     )
     return (left_ends | right_opens) & spaced & (gap_heights <= CJK_PUNCT_GAP)
+
+
+def cjk_share(text: str) -> float:
+    """The share of ``text``'s letters (spaces aside) that are CJK; 0 for no letters."""
+    letters = [c for c in text if not c.isspace()]
+    return sum(_is_cjk(c) for c in letters) / len(letters) if letters else 0.0
+
+
+def is_cjk_bar(text: str) -> bool:
+    """Whether an item's text is CJK words without prose punctuation (``首页 番剧直播游戏中心``): a row of
+    items whose gaps may be narrower than :data:`SPLIT_GAP` (:data:`CJK_ITEM_GAP`)."""
+    letters = text.replace(" ", "")
+    prose = any(c in CJK_CLOSING for c in letters)
+    return len(letters) >= 2 and cjk_share(text) >= CJK_ITEM_SHARE and not prose
 
 
 def _is_cjk(char: str) -> bool:

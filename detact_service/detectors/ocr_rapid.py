@@ -15,7 +15,9 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
 2. No angle classifier (screens have no upside-down text).
 3. Each detected line is split at wide blank gaps and colour changes of its ink (menu bars, links:
    :func:`~detact_service.detectors.ocr_base.ink_spans`) *before* recognition, so every crop is read once
-   (the old backend read a split line whole and then again piece by piece).
+   (the old backend read a split line whole and then again piece by piece). Only a crop read as CJK words
+   without prose punctuation is read again, cut at narrower gaps into its items (a Chinese nav bar:
+   :meth:`RapidOCRStage._split_cjk_bars`).
 4. Recognition of all crops sorted by width, each padded to the next rung of a geometric width ladder
    (:func:`rec_bucket`, at most 15% padding) and batched only with crops of its rung, so a crop's text
    depends on its pixels alone (what lets a re-parse read only the changed crops); CTC greedy decoding
@@ -51,7 +53,16 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.detectors.ocr_base import OcrStage, TextLine, ink_spans, rejoin_items
+from detact_service.detectors.ocr_base import (
+    CJK_ITEM_GAP,
+    CJK_ITEM_SHARE,
+    OcrStage,
+    TextLine,
+    cjk_share,
+    ink_spans,
+    is_cjk_bar,
+    rejoin_items,
+)
 from detact_service.models import (
     ModelSpec,
     OpenVinoSession,
@@ -442,13 +453,66 @@ class RapidOCRStage(OcrStage):
             (quad, str(text), float(score))
             for quad, text, score in zip(line_quads, words, scores, strict=True)
         ]
-        lines = rejoin_items(crops, line_of)
+        crops, crop_lines = self._split_cjk_bars(image, bgr, boxes, crops, line_of, profile)
+        lines = rejoin_items(crops, crop_lines)
         self.last_profile = profile
         if not memo:
             return lines, None
         texts = tuple(str(w) for w in words)
         size = (image.shape[0], image.shape[1])
         return lines, TextMemo(boxes, prints, texts, scores, size=size, reused=len(copied))
+
+    def _split_cjk_bars(
+        self,
+        image: RGBImage,
+        bgr: RGBImage,
+        boxes: npt.NDArray[np.int64],
+        crops: list[TextLine],
+        line_of: npt.NDArray[np.int64],
+        profile: OcrProfile,
+    ) -> tuple[list[TextLine], npt.NDArray[np.int64]]:
+        """``crops`` with each read as CJK words (:func:`is_cjk_bar`) cut at its blank gaps over
+        :data:`CJK_ITEM_GAP` line heights and its items read one by one: a nav bar whose gaps are narrower
+        than a menu's (``首页 番剧 直播 游戏中心``) comes out item by item, as a menu bar does. The cut
+        stands only when the items read the same letters as the whole and each is CJK words (a title's
+        `` - `` or `` : ``, a link's ``>`` keep the line whole). The pieces are read on every parse, so a
+        re-parse gives what a parse gives."""
+        cuts: dict[int, list[tuple[int, int]]] = {}
+        for index, (_, text, _) in enumerate(crops):
+            if is_cjk_bar(text):
+                x1, y1, x2, y2 = boxes[index].tolist()
+                quad = np.asarray([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+                spans = ink_spans(image, quad, gap=CJK_ITEM_GAP)
+                if len(spans) > 1:
+                    cuts[index] = spans
+        if not cuts:
+            return crops, line_of
+        engine = self._engine()
+        pieces = [
+            bgr[int(boxes[i, 1]) : int(boxes[i, 3]), a:b] for i, spans in cuts.items() for a, b in spans
+        ]
+        read = iter(engine.recognise(pieces, profile))
+        out: list[TextLine] = []
+        out_lines: list[int] = []
+        for index, (crop, line) in enumerate(zip(crops, line_of.tolist(), strict=True)):
+            if index not in cuts:
+                out.append(crop)
+                out_lines.append(line)
+                continue
+            _, y1, _, y2 = boxes[index].tolist()
+            items = [
+                (np.asarray([[a, y1], [b, y1], [b, y2], [a, y2]], dtype=np.float64), *next(read))
+                for a, b in cuts[index]
+            ]
+            texts = [text for _, text, _ in items]
+            same = "".join(texts).replace(" ", "") == crop[1].replace(" ", "")
+            if same and all(cjk_share(text) >= CJK_ITEM_SHARE for text in texts):
+                out.extend((quad, text.strip(), score) for quad, text, score in items)
+                out_lines.extend([line] * len(items))
+            else:
+                out.append(crop)
+                out_lines.append(line)
+        return out, np.asarray(out_lines, dtype=np.int64)
 
     @staticmethod
     def _crops(

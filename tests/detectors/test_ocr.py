@@ -356,3 +356,31 @@ def test_two_recognition_workers_read_what_one_reads_and_share_the_batches() -> 
     assert min(calls) >= 1 and sum(calls) == stage.last_profile.rec_calls  # type: ignore[attr-defined]
     assert [(e.bbox, e.text) for e in two.elements] == [(e.bbox, e.text) for e in one.elements]
     assert np.allclose([e.score for e in two.elements], [e.score for e in one.elements], atol=1e-5)
+
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "desktop-screenagent"
+
+
+def test_a_chinese_nav_bar_comes_out_item_by_item() -> None:
+    """bilibili's nav bar on a real desktop (the team's ScreenAgent samples beside the checkout): its items
+    stand 0.38-0.42 line heights apart, under the 0.5 that cuts a menu bar, and are read one by one."""
+    from PIL import Image
+
+    found = sorted(SAMPLES.glob("343e7861*.jpg"))
+    if not found:
+        pytest.skip(f"{SAMPLES} is not beside the checkout")
+    with Image.open(found[0]) as opened:
+        image = np.asarray(opened.convert("RGB"))
+    parse, _ = read(image)
+    bar = [e for e in parse.elements if 100 <= (e.bbox[1] + e.bbox[3]) / 2 <= 135 and e.bbox[2] <= 450]
+    texts = [e.text for e in sorted(bar, key=lambda e: e.bbox[0])]
+    assert texts[-6:] == ["番剧", "直播", "游戏中心", "会员购", "漫画", "赛事"]
+
+
+def test_only_cjk_words_without_prose_punctuation_are_a_bar() -> None:
+    from detact_service.detectors.ocr_base import cjk_share, is_cjk_bar
+
+    assert is_cjk_bar("首页 番剧直播游戏中心") and is_cjk_bar("会员购")
+    assert not is_cjk_bar("找租房，找二手房")  # a sentence: its gaps are the comma's blank
+    assert not is_cjk_bar("File Edit View") and not is_cjk_bar("页")
+    assert cjk_share("- 东方") == 2 / 3 and cjk_share("") == 0.0
