@@ -313,3 +313,30 @@ def test_a_row_of_items_read_mostly_as_tabs_is_tabs() -> None:
     assert row_groups(np.asarray([e.bbox for e in elements], np.float64)).tolist() == [0] * 4 + [-1]
     fixed = tab_types(elements, reading_of_types(read))
     assert [TYPES[i] for i in fixed.type_index] == [tab] * 4 + [button]
+
+
+def test_a_control_drawn_as_dark_as_its_enabled_row_is_not_disabled() -> None:
+    """A row of four menu labels, the reader calling the third disabled: cleared when it is drawn like the
+    others, kept when it is greyed out (the dim `Next >` beside `Cancel`)."""
+    from PIL import Image, ImageDraw
+
+    from detact_service.understanding.reader import relative_disabled
+
+    def row(grey_third: bool) -> tuple[np.ndarray, list[Element]]:
+        image = Image.new("RGB", (500, 60), (235, 235, 235))
+        draw = ImageDraw.Draw(image)
+        elements = []
+        for i, word in enumerate(["File", "Edit", "View", "Help"]):
+            x = 20 + 110 * i
+            ink = (200, 200, 200) if grey_third and i == 2 else (40, 40, 40)
+            draw.rectangle((x + 10, 24, x + 70, 36), fill=ink)  # the label's ink
+            state = ElementState(disabled=i == 2)
+            elements.append(Element((x, 15, x + 80, 45), ElementType.MENU_ITEM, text=word, state=state))
+        return np.asarray(image), elements
+
+    image, elements = row(grey_third=False)
+    assert [e.state.disabled for e in relative_disabled(image, elements)] == [False] * 4
+    image, elements = row(grey_third=True)
+    assert [e.state.disabled for e in relative_disabled(image, elements)] == [False, False, True, False]
+    alone = elements[2:3]  # no row to compare with: the reader's answer stands
+    assert relative_disabled(image, alone) == alone
