@@ -20,7 +20,7 @@ TextLine = tuple[npt.NDArray[np.floating], str, float]
 
 SPLIT_GAP = 0.5  # a blank run at least this many line heights wide separates two items (menus, tabs)
 CJK_ITEM_GAP = 0.35  # in a line of CJK words, a narrower one does too (a nav bar's 首页 番剧 直播: 0.38-0.42)
-CJK_ITEM_SHARE = 0.6  # share of a line's letters that are CJK for :data:`CJK_ITEM_GAP` to apply
+CJK_SHARE = 0.6  # a text is CJK when this share of its letters (spaces aside) are (:func:`is_cjk_text`)
 MONO_GAP = 1.5  # median gap between items in character advances: monospace prose 1.0-1.4, menus 1.7+
 MONO_GAP_MAX = 2.0  # ... and its widest gap (a space after a period)
 CJK_PUNCT_GAP = 0.9  # line heights: the blank after a full-width comma or full stop (0.4-0.8 measured)
@@ -207,7 +207,7 @@ def _cjk_joins(
     right_opens = np.asarray(
         [
             bool(right)
-            and (right[0] in CJK_OPENING or (right[0] == "(" and bool(left) and _is_cjk(left[-1])))
+            and (right[0] in CJK_OPENING or (right[0] == "(" and bool(left) and is_cjk(left[-1])))
             for left, right in itertools.pairwise(texts)
         ],
         dtype=bool,
@@ -215,22 +215,29 @@ def _cjk_joins(
     return (left_ends | right_opens) & spaced & (gap_heights <= CJK_PUNCT_GAP)
 
 
-def cjk_share(text: str) -> float:
-    """The share of ``text``'s letters (spaces aside) that are CJK; 0 for no letters."""
-    letters = [c for c in text if not c.isspace()]
-    return sum(_is_cjk(c) for c in letters) / len(letters) if letters else 0.0
+def is_cjk_text(text: str, least: int = 1) -> bool:
+    """Whether ``text`` is CJK: at least ``least`` CJK letters (:func:`is_cjk`), making up :data:`CJK_SHARE`
+    of its letters, spaces aside. Such text is written without spaces between words."""
+    letters = text.replace(" ", "")
+    cjk = sum(is_cjk(c) for c in letters)
+    return cjk >= max(least, 1) and cjk >= CJK_SHARE * len(letters)
 
 
 def is_cjk_bar(text: str) -> bool:
     """Whether an item's text is CJK words without prose punctuation (``首页 番剧直播游戏中心``): a row of
     items whose gaps may be narrower than :data:`SPLIT_GAP` (:data:`CJK_ITEM_GAP`)."""
-    letters = text.replace(" ", "")
-    prose = any(c in CJK_CLOSING for c in letters)
-    return len(letters) >= 2 and cjk_share(text) >= CJK_ITEM_SHARE and not prose
+    return len(text.replace(" ", "")) >= 2 and is_cjk_text(text) and not any(c in CJK_CLOSING for c in text)
 
 
-def _is_cjk(char: str) -> bool:
-    return "\u3400" <= char <= "\u9fff" or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uffef"
+def is_cjk(char: str) -> bool:
+    """A CJK ideograph, kana, Hangul, CJK punctuation or a full-width form."""
+    return (
+        "\u3400" <= char <= "\u9fff"
+        or "\u3000" <= char <= "\u30ff"
+        or "\uac00" <= char <= "\ud7af"
+        or "\uf900" <= char <= "\ufaff"
+        or "\uff00" <= char <= "\uffef"
+    )
 
 
 def _joined(items: Sequence[TextLine], separator: str = " ") -> TextLine:

@@ -55,12 +55,11 @@ import numpy.typing as npt
 
 from detact_service.detectors.ocr_base import (
     CJK_ITEM_GAP,
-    CJK_ITEM_SHARE,
     OcrStage,
     TextLine,
-    cjk_share,
     ink_spans,
     is_cjk_bar,
+    is_cjk_text,
     rejoin_items,
 )
 from detact_service.models import (
@@ -506,7 +505,7 @@ class RapidOCRStage(OcrStage):
             ]
             texts = [text for _, text, _ in items]
             same = "".join(texts).replace(" ", "") == crop[1].replace(" ", "")
-            if same and all(cjk_share(text) >= CJK_ITEM_SHARE for text in texts):
+            if same and all(is_cjk_text(text) for text in texts):
                 out.extend((quad, text.strip(), score) for quad, text, score in items)
                 out_lines.extend([line] * len(items))
             else:

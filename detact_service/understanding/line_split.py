@@ -12,7 +12,6 @@ A line whose words cannot be located that way stays whole, and so does a line th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy.typing as npt
 
 from detact_service import geometry
 from detact_service.core import DETECTOR_SOURCE, Element
-from detact_service.detectors.ocr_base import line_ink
+from detact_service.detectors.ocr_base import is_cjk_text, line_ink
 from detact_service.stages import RGBImage
 
 ROW_OVERLAP = 0.5  # share of the line's height a detector box must span to sit on the line
@@ -127,24 +126,13 @@ def pieces(
     return out
 
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-"""Kana, CJK ideographs and Hangul: scripts written without spaces between words."""
-CJK_LETTERS = 3  # a line of at least this many such letters ...
-CJK_SHARE = 0.6  # ... making up this share of its letters is written without word spaces
+CJK_LETTERS = 3  # a line of at least this many CJK letters (:func:`.ocr_base.is_cjk_text`) is CJK
 BOX_IN_LINE = 0.8  # share of a detector box inside a line (grown by 2 px) for it to lie on the line
 BOX_LINE_HEIGHTS = 1.6  # a box this many line heights tall or taller is a control round the line
 GLYPH_GAP = 0.3  # line heights: ink this close beyond a box's ink, on the line, is the same run of text
 CJK_CONFIDENCE = 0.85  # a line read with less is likely a row of icons read as characters (`图三三三首だ`)
 LINE_OWNED = 0.6  # a box holding this share of a line takes its text (the merge's TEXT_INSIDE): its control
 PROSE_MARKS = frozenset("，。、；！？")  # full-width punctuation: a line with one is a sentence, not a bar
-
-
-def is_cjk_line(text: str) -> bool:
-    """Whether ``text`` is mostly in a script written without spaces between words (Chinese, Japanese,
-    Korean)."""
-    letters = [c for c in text if not c.isspace()]
-    cjk = len(CJK.findall(text))
-    return cjk >= CJK_LETTERS and cjk >= CJK_SHARE * len(letters)
 
 
 def runs_on(image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> bool:
@@ -178,7 +166,8 @@ def drop_boxes_in_cjk_words(
     round their ink stay (a navigation bar's items, a favicon, an arrow). A box that holds most of the
     line stays (it takes the line's text), and so do the boxes on a line read with little confidence (a
     toolbar's icons read as `三`)."""
-    lines = [i for i, t in enumerate(texts) if t.score >= CJK_CONFIDENCE and is_cjk_line(t.text or "")]
+    sure = [t.score >= CJK_CONFIDENCE for t in texts]
+    lines = [i for i, t in enumerate(texts) if sure[i] and is_cjk_text(t.text or "", CJK_LETTERS)]
     boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
     if image is None or not lines or not boxes:
         return list(widgets)

@@ -378,9 +378,11 @@ def test_a_chinese_nav_bar_comes_out_item_by_item() -> None:
 
 
 def test_only_cjk_words_without_prose_punctuation_are_a_bar() -> None:
-    from detact_service.detectors.ocr_base import cjk_share, is_cjk_bar
+    from detact_service.detectors.ocr_base import is_cjk_bar, is_cjk_text
 
     assert is_cjk_bar("首页 番剧直播游戏中心") and is_cjk_bar("会员购")
     assert not is_cjk_bar("找租房，找二手房")  # a sentence: its gaps are the comma's blank
     assert not is_cjk_bar("File Edit View") and not is_cjk_bar("页")
-    assert cjk_share("- 东方") == 2 / 3 and cjk_share("") == 0.0
+    assert is_cjk_text("- 东方") and not is_cjk_text("- 东") and not is_cjk_text("")
+    assert is_cjk_text("ログイン") and is_cjk_text("로그인")  # kana and Hangul are CJK too
+    assert not is_cjk_text("历史 today", least=3)
