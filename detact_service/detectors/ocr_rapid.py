@@ -452,7 +452,7 @@ class RapidOCRStage(OcrStage):
             (quad, str(text), float(score))
             for quad, text, score in zip(line_quads, words, scores, strict=True)
         ]
-        crops, crop_lines = self._split_cjk_bars(image, bgr, boxes, crops, line_of, profile)
+        crops, crop_lines = self._split_cjk_bars(engine, image, bgr, boxes, crops, line_of, profile)
         lines = rejoin_items(crops, crop_lines)
         self.last_profile = profile
         if not memo:
@@ -461,8 +461,9 @@ class RapidOCRStage(OcrStage):
         size = (image.shape[0], image.shape[1])
         return lines, TextMemo(boxes, prints, texts, scores, size=size, reused=len(copied))
 
+    @staticmethod
     def _split_cjk_bars(
-        self,
+        engine: PaddleOcrEngine,
         image: RGBImage,
         bgr: RGBImage,
         boxes: npt.NDArray[np.int64],
@@ -486,7 +487,6 @@ class RapidOCRStage(OcrStage):
                     cuts[index] = spans
         if not cuts:
             return crops, line_of
-        engine = self._engine()
         pieces = [
             bgr[int(boxes[i, 1]) : int(boxes[i, 3]), a:b] for i, spans in cuts.items() for a, b in spans
         ]

@@ -38,7 +38,11 @@ from detact_service.core import (
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text
 from detact_service.understanding.ink_fit import fit_to_ink, ink_against_border
-from detact_service.understanding.line_split import BOX_IN_LINE, drop_boxes_in_cjk_words, split_lines_at_boxes
+from detact_service.understanding.line_split import (
+    boxes_on_lines,
+    drop_boxes_in_cjk_words,
+    split_lines_at_boxes,
+)
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -479,8 +483,8 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     unsure = np.asarray([t.score < WORD_CONFIDENCE for t in texts])
     in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
     overlaps = ((text_in_widget >= TEXT_INSIDE) | (widget_in_text >= TEXT_INSIDE)).any(axis=1)
-    grown = geometry.containment(widget_boxes, text_boxes + np.array([-2.0, -2.0, 2.0, 2.0])).T
-    icon_row = unsure & ((grown[:, detected] >= BOX_IN_LINE).sum(axis=1) >= ICON_ROW)
+    on_line = boxes_on_lines(widget_boxes[detected], text_boxes).T  # [line, detector box]
+    icon_row = unsure & (on_line.sum(axis=1) >= ICON_ROW)
     drop = in_control | (glyph & overlaps) | icon_row
     return [texts[int(i)] for i in np.flatnonzero(~drop)]
 
