@@ -44,6 +44,7 @@ from detact_service.understanding.icons import (
 from detact_service.understanding.icons import (
     named_element as named_by_matcher,
 )
+from detact_service.understanding.layout_types import layout_types
 
 UNKNOWN = "unknown"
 DEFAULT_THRESHOLD = 0.5
@@ -240,4 +241,6 @@ class IconClassifierStage(Backend):
         for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
             if icon is not None:
                 elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
-        return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]
+        return [
+            layout_types(parse.with_elements(items)) for parse, items in zip(parses, elements, strict=True)
+        ]

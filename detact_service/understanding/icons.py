@@ -41,6 +41,7 @@ from detact_service.detectors.classical_pixels import border_pixels, edge_cuts
 from detact_service.settings import Settings, get_settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, cached_model, register
 from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
+from detact_service.understanding.layout_types import layout_types
 
 FloatArray = npt.NDArray[np.float64]
 IconMatch = tuple[str | None, float]
@@ -497,7 +498,9 @@ class IconMatcherStage(Backend):
             if icon is None:
                 continue
             elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
-        return [parse.with_elements(items) for parse, items in zip(parses, elements, strict=True)]
+        return [
+            layout_types(parse.with_elements(items)) for parse, items in zip(parses, elements, strict=True)
+        ]
 
     def model_version(self) -> str | None:
         """The pack's id: template count and content hash."""

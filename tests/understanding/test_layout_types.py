@@ -1,0 +1,113 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.understanding.layout_types import layout_types, title_word
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "desktop-screenagent"
+
+
+def parse_of(*elements: Element) -> ScreenParse:
+    return ScreenParse(1024, 768, [e.replace(id=i) for i, e in enumerate(elements)])
+
+
+def test_a_box_with_text_and_a_down_arrow_at_its_end_is_a_dropdown() -> None:
+    combo = Element(
+        (240, 683, 324, 717), ElementType.BUTTON, text="Qty: 1 v", state=ElementState(disabled=False)
+    )
+    arrow = Element((295, 690, 316, 710), ElementType.BUTTON, icon="chevron down")
+    after = Element((400, 683, 480, 717), ElementType.BUTTON, text="Buy now")
+    parse = layout_types(parse_of(combo, arrow, after))
+    assert [(e.id, e.type, e.text) for e in parse.elements] == [
+        (0, ElementType.DROPDOWN, "Qty: 1"),  # the arrow read as 'v' leaves the text
+        (1, ElementType.BUTTON, "Buy now"),  # the arrow is part of the dropdown; ids run on
+    ]
+    assert parse.elements[0].state.disabled is False
+
+
+def test_a_split_button_and_an_arrow_in_the_middle_are_not_dropdowns() -> None:
+    split = Element((649, 46, 702, 84), ElementType.BUTTON)  # a toolbar's icon and its arrow: no text
+    split_arrow = Element((688, 61, 700, 73), ElementType.BUTTON, icon="chevron down")
+    label = Element((100, 200, 400, 230), ElementType.TEXT, text="Show more below")
+    middle = Element((240, 205, 260, 225), ElementType.ICON, icon="chevron down")  # not at its right end
+    textless = Element((1, 681, 1023, 719), ElementType.LIST_ITEM)
+    end_arrow = Element((1000, 690, 1018, 710), ElementType.ICON, icon="chevron down")
+    row = Element((20, 333, 1000, 411), ElementType.LIST_ITEM, text="Jonas - Analytics backup")  # expands
+    row_arrow = Element((960, 360, 979, 372), ElementType.ICON, icon="chevron down")
+    only_arrow = Element((20, 420, 300, 450), ElementType.LIST_ITEM, text="V")  # OCR read the arrow alone
+    only_arrow_arrow = Element((280, 427, 296, 443), ElementType.ICON, icon="chevron down")
+    area = Element((0, 170, 310, 241), ElementType.TEXTAREA, text="Diam tristique commodo")
+    area_arrow = Element((275, 180, 305, 210), ElementType.BUTTON, icon="menu down")  # its scroll arrow
+    before = parse_of(
+        split,
+        split_arrow,
+        label,
+        middle,
+        textless,
+        end_arrow,
+        row,
+        row_arrow,
+        only_arrow,
+        only_arrow_arrow,
+        area,
+        area_arrow,
+    )
+    assert layout_types(before).elements == before.elements
+
+
+def test_a_row_from_file_with_menu_titles_is_a_menu_bar() -> None:
+    titles = ["&File", "Edit", "View", "Insert", "Slide Show", "Help"]
+    x = 0
+    items = []
+    for i, title in enumerate(titles):
+        width = 12 * len(title)
+        kind = ElementType.TAB if i == 3 else ElementType.BUTTON
+        items.append(
+            Element((x, 18 + i % 2, x + width, 45), kind, text=title, state=ElementState(checked=False))
+        )
+        x += width + 4
+    far = Element((x + 400, 18, x + 460, 45), ElementType.BUTTON, text="Share")  # beyond the bar
+    below = Element((0, 60, 40, 90), ElementType.BUTTON, text="Edit")
+    parse = layout_types(parse_of(*items, far, below))
+    types = [e.type for e in parse.elements]
+    assert types == [ElementType.MENU_ITEM] * len(titles) + [ElementType.BUTTON, ElementType.BUTTON]
+    assert all(e.state.checked is None for e in parse.elements[: len(titles)])  # no check on a menu title
+
+
+def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
+    def row(titles: list[str]) -> list[Element]:
+        return [
+            Element((60 * i, 30, 60 * i + 50, 60), ElementType.TAB, text=title)
+            for i, title in enumerate(titles)
+        ]
+
+    ribbon = parse_of(*row(["文件", "开始", "插入", "设计", "视图", "帮助"]))
+    assert layout_types(ribbon).elements == ribbon.elements
+    dialog = parse_of(*row(["File", "Save", "Cancel"]))
+    assert layout_types(dialog).elements == dialog.elements
+    assert title_word("文件(F)") == "文件" and title_word(" &File ") == "file"
+
+
+def test_a_real_libreoffice_screen_gets_its_menu_bar_and_dropdowns() -> None:
+    """LibreOffice Impress on a real desktop (the team's ScreenAgent samples beside the checkout): the
+    reader alone called the menu bar's titles buttons and the sidebar's combo boxes list items."""
+    from PIL import Image
+
+    from detact_service.pipeline import get_pipeline
+    from detact_service.settings import Settings
+
+    found = sorted(SAMPLES.glob("6d2d79fb*.jpg"))
+    if not found:
+        pytest.skip(f"{SAMPLES} is not beside the checkout")
+    with Image.open(found[0]) as opened:
+        image = np.asarray(opened.convert("RGB"))
+    parse = get_pipeline(Settings(device="cpu"), "full").parse(image)
+
+    def texts(kind: ElementType) -> set[str | None]:
+        return {e.text for e in parse.elements if e.type is kind}
+
+    assert {"File", "Edit", "View", "Format", "Tools", "Help"} <= texts(ElementType.MENU_ITEM)
+    assert {"Screen 16:9", "Landscape", "Blue_Curve"} <= texts(ElementType.DROPDOWN)
+    assert [e.id for e in parse.elements] == list(range(len(parse.elements)))
