@@ -230,3 +230,81 @@ def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Elem
         if fitted is not None:
             out[index] = elements[index].replace(bbox=fitted)
     return [e for e in out if e is not None]
+
+
+LABEL_ROW_ASPECT = 3.0
+"""A checkable's box at least this many heights wide is row-shaped: the detector may have boxed it across
+its form's row."""
+LABEL_TAIL = 0.25
+"""The box ends where its ink does, plus a margin, when at least this share of its width past the ink is
+bare ground."""
+LABEL_MARGIN = 0.15
+"""Margin kept past the label's last ink, as a share of the box's height (plus one pixel)."""
+LABELLED_CHECKS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
+
+
+def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
+    """The elements with each check box or radio with words, boxed by the detector as a row, ending where its
+    label's ink does. On a desktop or a web page a check box is its indicator and its label (Qt, GTK, a
+    ``<label>``); the detectors, which learnt phones' full-width rows, box it across its form's row
+    (1225-1539 px for Qt's `Remember me` at 1229-1353). Phone-shaped screens keep their rows. The
+    indicator's end of the box stays: only bare ground past the label goes."""
+    height, width = image.shape[:2]
+    if height >= PHONE_ASPECT * width:
+        return list(elements)
+    out = list(elements)
+    for index, element in enumerate(elements):
+        x0, y0, x1, y1 = element.bbox
+        if (
+            element.type not in LABELLED_CHECKS
+            or not element.source.startswith(DETECTOR_SOURCE)
+            or not element.text
+            or x1 - x0 < LABEL_ROW_ASPECT * (y1 - y0)
+        ):
+            continue
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+        if cx1 - cx0 < 6 or cy1 - cy0 < 6:
+            continue
+        ink, _ = ink_against_border(image[cy0:cy1, cx0:cx1])
+        columns = np.flatnonzero(ink.any(axis=0))
+        if not len(columns):
+            continue
+        end = cx0 + int(columns[-1]) + 1 + round(LABEL_MARGIN * (y1 - y0)) + 1
+        if x1 - end >= LABEL_TAIL * (x1 - x0):
+            out[index] = element.replace(bbox=(x0, y0, end, y1))
+    return out
+
+
+INDICATOR_GAP = 2
+"""Bare columns (px) that end a check box's indicator at the left of its label."""
+INDICATOR_PAD = 2
+
+
+def indicator_box(image: RGBImage, box: Sequence[int]) -> tuple[int, int, int, int] | None:
+    """The box of the first drawing from the left of ``box`` (a check box's indicator before its label):
+    the ink up to the first :data:`INDICATOR_GAP` bare columns, padded; None when it is not about square
+    (the label's first letter touching its indicator, nothing drawn)."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = max(box[0], 0), max(box[1], 0), min(box[2], width), min(box[3], height)
+    if x1 - x0 < 6 or y1 - y0 < 6:
+        return None
+    ink, _ = ink_against_border(image[y0:y1, x0:x1])
+    columns: npt.NDArray[np.bool_] = np.asarray(ink.any(axis=0), dtype=bool)
+    drawn = np.flatnonzero(columns)
+    if not len(drawn):
+        return None
+    start = int(drawn[0])
+    bare = np.flatnonzero(~columns[start:])
+    gaps = bare[np.flatnonzero(np.diff(bare, prepend=-2) != 1)]  # first column of each bare run
+    runs = [g for g in gaps.tolist() if columns[start + g : start + g + INDICATOR_GAP].sum() == 0]
+    end = start + (runs[0] if runs else int(columns[start:].size))
+    rows = np.flatnonzero(ink[:, start:end].any(axis=1))
+    side_x, side_y = end - start, int(rows[-1] - rows[0] + 1)
+    if not 0.6 <= side_x / side_y <= 1.6:
+        return None
+    return (
+        max(x0 + start - INDICATOR_PAD, 0),
+        max(y0 + int(rows[0]) - INDICATOR_PAD, 0),
+        min(x0 + end + INDICATOR_PAD, width),
+        min(y0 + int(rows[-1]) + 1 + INDICATOR_PAD, height),
+    )

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from detact_service.core import DETECTOR_SOURCE, Element, ElementState, ElementType, ScreenParse
+from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementState, ElementType, ScreenParse
 from detact_service.geometry import boxes_of
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.reparse import Changes, RowMemo
@@ -30,6 +30,7 @@ from detact_service.stages import Backend, RGBImage, StageUnavailable, register,
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
+from detact_service.understanding.ink_fit import fit_labels_to_ink, indicator_box
 from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
@@ -401,6 +402,37 @@ PROMOTE_INDICATOR = 0.9
 Measured with the shipped models (2026-11-26): the data engine's test split, checked 0.945 -> 0.950 and
 type 0.867 -> 0.868; MiniWoB++ seeds 1000-1099 through `full`, checked 0.974 -> 1.000 (a radio whose
 detector box the reader scored button 0.198, radio 0.194); on 30 real desktops one more real checkbox."""
+ROW_PROMOTE_INDICATOR = 0.95
+"""At this chance of an indicator or more, a detector box with words that the reader called a list row, a
+button, a field, text, a link or a dropdown takes a checkable type: a form's check box or radio that the
+detector boxed across the form's row, which the reader, seeing a row, reads as one (Qt's settings forms;
+LibreOffice's `Master Objects`, GIMP's `Allow growing`). Not on phone-shaped screens, where a list row's
+leading icon or avatar reads as an indicator (`phone_real` test apps' type 0.761 -> 0.739 with them).
+Measured in ``docs/ARCHITECTURE.md``."""
+LABELLED_ROW_INDICES = np.asarray(
+    [
+        TYPES.index(t)
+        for t in (
+            ElementType.LIST_ITEM,
+            ElementType.BUTTON,
+            ElementType.INPUT,
+            ElementType.TEXT,
+            ElementType.LINK,
+            ElementType.DROPDOWN,
+        )
+    ],
+    dtype=np.int64,
+)
+"""The types a checkable with its label, boxed as a row, is read as."""
+MIN_LABEL_LETTERS = 2
+INDICATOR_KIND_MIN = 0.5
+"""The reader's probability of a checkable type, reading an indicator alone, that types its row (a desktop
+theme's filled check box reads as a button or an icon: then the row's reading stands)."""
+SURE_LINK = 0.9
+"""A row the reader is this sure is a link is one (a web page's nav links with their icons)."""
+ROW_KIND_MIN = 0.1
+"""Below this probability of every checkable type in the reader's reading of a row, a row with an indicator
+is a check box (checkboxes outnumber radios; LibreOffice's blue check boxes read radio at 0.01-0.05)."""
 NO_INDICATOR = 0.1
 """Below this chance of an indicator (check model), a checkable the reader answered takes its next type.
 
@@ -435,22 +467,47 @@ def unmarked(elements: Sequence[Element], rows: npt.NDArray[np.int64]) -> list[E
     return out
 
 
+def labelled_rows(elements: Sequence[Element], reading: Reading) -> npt.NDArray[np.bool_]:
+    """Detector boxes with words (two letters or more) that the reader called a row, a button, a field,
+    text, a link or a dropdown: a checkable boxed with its label reads as one of these."""
+    worded = np.asarray(
+        [
+            e.source == DETECTOR_SOURCE and sum(c.isalpha() for c in e.text or "") >= MIN_LABEL_LETTERS
+            for e in elements
+        ],
+        dtype=bool,
+    )
+    sure_link = (reading.type_index == TYPES.index(ElementType.LINK)) & (reading.type_confidence >= SURE_LINK)
+    return worded & np.isin(reading.type_index, LABELLED_ROW_INDICES) & ~sure_link
+
+
+def row_kinds(reading: Reading, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """For labelled ``rows`` that may take a checkable type: the check box's type index where the reader,
+    which saw a row, gives every checkable type less than :data:`ROW_KIND_MIN`, else -1 (its own best)."""
+    if reading.type_probability is None:
+        return np.full(len(rows), -1, dtype=np.int64)
+    best = reading.type_probability[rows][:, CHECKABLE_INDEX].max(axis=1)
+    return np.where(best < ROW_KIND_MIN, TYPES.index(ElementType.CHECKBOX), -1).astype(np.int64)
+
+
 def with_check_answers(
     reading: Reading,
     rows: npt.NDArray[np.int64],
     on: npt.NDArray[np.float32],
     indicator: npt.NDArray[np.float32],
     own_types: npt.NDArray[np.int64] | None = None,
+    promote_at: float | npt.NDArray[np.float32] = PROMOTE_INDICATOR,
 ) -> Reading:
     """``reading`` with the check model's answers for ``rows``: its chance of "on" as their checked
     probability, their next type that is not checkable where it sees no indicator, and a checkable type
-    where it is sure of one (:func:`promoted`; ``own_types``: a segmenter mark's own type index, else -1)."""
+    where it is sure of one, its chance at ``promote_at`` or more (:func:`promoted`; ``own_types``: a
+    segmenter mark's own type index, else -1)."""
     if not len(rows):
         return reading
     states = reading.state_probability.copy()
     states[rows, CHECKED] = on
     answered = Reading(reading.type_index, reading.type_confidence, states, reading.type_probability)
-    sure = indicator >= PROMOTE_INDICATOR
+    sure = indicator >= promote_at
     own = np.full(len(rows), -1, dtype=np.int64) if own_types is None else own_types
     answered = promoted(answered, rows[sure], own[sure])
     return without_checkables(answered, rows[indicator < NO_INDICATOR])
@@ -585,12 +642,14 @@ class ReaderAttributeStage(Backend):
         """The parses with the picked elements typed and stated from the reader's ``reading`` (the check
         and dimmed models consulted as configured)."""
         flat = [parse.elements[i] for parse, picked in zip(parses, picks, strict=True) for i in picked]
-        rows, on, indicator = self.read_checks(images, picks, flat, reading)
+        rows, on, indicator, from_rows = self.read_checks(images, picks, flat, reading)
         own = np.array(
             [TYPES.index(flat[r].type) if is_mark(flat[r]) else -1 for r in rows.tolist()], dtype=np.int64
         )
+        own[from_rows] = row_kinds(reading, rows[from_rows])
+        promote_at = np.where(from_rows, ROW_PROMOTE_INDICATOR, PROMOTE_INDICATOR).astype(np.float32)
         flat = unmarked(flat, rows[indicator < NO_INDICATOR])
-        reading = with_check_answers(reading, rows, on, indicator, own)
+        reading = with_check_answers(reading, rows, on, indicator, own, promote_at)
         dimmed_rows, disabled = self.read_dimmed(images, picks, flat, reading)
         reading = with_dimmed_answers(reading, dimmed_rows, disabled)
         out = []
@@ -605,10 +664,40 @@ class ReaderAttributeStage(Backend):
                     self.settings.attributes.min_confidence,
                 ),
             )
+            read_elements = self.checkable_kinds(
+                image, fit_labels_to_ink(image, read_elements), read_elements
+            )
             for i, element in zip(picked, read_elements, strict=True):
                 elements[i] = element
             start += len(picked)
             out.append(parse.with_elements(elements))
+        return out
+
+    def checkable_kinds(
+        self, image: RGBImage, elements: Sequence[Element], untrimmed: Sequence[Element]
+    ) -> list[Element]:
+        """``elements`` with each check box or radio whose box :func:`.ink_fit.fit_labels_to_ink` trimmed
+        (its ``untrimmed`` box differs) typed by the reader's reading of its indicator alone (the first
+        drawing from its left, :func:`.ink_fit.indicator_box`), its most likely checkable type: read across
+        a form's row, a web page's check box came out a radio; read with its label, text (0.95); alone, a
+        check box (0.92). Only a reading of :data:`INDICATOR_KIND_MIN` or more counts."""
+        trimmed, indicators = [], []
+        for i, (new, old) in enumerate(zip(elements, untrimmed, strict=True)):
+            indicator = indicator_box(image, new.bbox) if new.bbox != old.bbox else None
+            if indicator is not None:
+                trimmed.append(i)
+                indicators.append(Element(indicator, ElementType.TEXT, source=DETECTOR_SOURCE))
+        if not trimmed:
+            return list(elements)
+        height, width = image.shape[:2]
+        alone = ScreenParse(width=width, height=height, elements=indicators)
+        reread = self.read_picked([image], [alone], [list(range(len(trimmed)))])
+        assert reread.type_probability is not None  # read() keeps every type's probability
+        checkable = np.where(NOT_CHECKABLE, -1.0, reread.type_probability)
+        kinds, sure = checkable.argmax(axis=1), checkable.max(axis=1) >= INDICATOR_KIND_MIN
+        out = list(elements)
+        for i, kind in zip(np.asarray(trimmed)[sure].tolist(), kinds[sure].tolist(), strict=True):
+            out[i] = out[i].replace(type=TYPES[kind])
         return out
 
     def read_dimmed(
@@ -637,23 +726,31 @@ class ReaderAttributeStage(Backend):
         picks: Sequence[Sequence[int]],
         flat: Sequence[Element],
         reading: Reading,
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """The check model on the elements the reader calls checkable and on the segmenter's marks (one
-        batched call): their rows in ``flat``, the chance each is on, and the chance it has an indicator."""
+    ) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.bool_]
+    ]:
+        """The check model on the elements the reader calls checkable or nearly so, on the segmenter's
+        marks and on :func:`labelled_rows` (one batched call): their rows in ``flat``, the chance each is on,
+        the chance it has an indicator, and which of them are only :func:`labelled_rows` (on screens driven
+        by a pointer)."""
         empty = np.zeros(0, dtype=np.float32)
         if self.checks is None:
-            return np.zeros(0, dtype=np.int64), empty, empty
+            return np.zeros(0, dtype=np.int64), empty, empty, np.zeros(0, dtype=bool)
         answered = np.isin(reading.type_index, CHECKABLE_INDEX) & (
             reading.type_confidence >= self.settings.attributes.min_confidence
         )
         marks = np.array([is_mark(e) for e in flat], dtype=bool)
-        rows = np.flatnonzero(answered | marks | near_checkable(reading))
+        near = answered | marks | near_checkable(reading)
+        pointer_screens = np.asarray([i.shape[0] < PHONE_ASPECT * i.shape[1] for i in images], dtype=bool)
+        on_pointer_screen = np.repeat(pointer_screens, [len(p) for p in picks])
+        rows = np.flatnonzero(near | (labelled_rows(flat, reading) & on_pointer_screen))
         if not len(rows):
-            return rows, empty, empty
+            return rows, empty, empty, np.zeros(0, dtype=bool)
+        from_rows = ~near[rows]
         # rows ascend and each image's elements are contiguous in flat: the views come out in rows' order
         owner = np.repeat(np.arange(len(picks)), [len(p) for p in picks])[rows]
         boxes = np.asarray([flat[r].bbox for r in rows.tolist()], dtype=np.int64).reshape(-1, 4)
         side = self.checks.side
         views = np.concatenate([check_views(images[k], boxes[owner == k], side) for k in range(len(picks))])
         on, indicator = self.checks.probabilities(self.settings, views)
-        return rows, on, indicator
+        return rows, on, indicator, from_rows

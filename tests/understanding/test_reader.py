@@ -340,3 +340,25 @@ def test_a_control_drawn_as_dark_as_its_enabled_row_is_not_disabled() -> None:
     assert [e.state.disabled for e in relative_disabled(image, elements)] == [False, False, True, False]
     alone = elements[2:3]  # no row to compare with: the reader's answer stands
     assert relative_disabled(image, alone) == alone
+
+
+FORM = """<!doctype html><html><body style="font: 16px sans-serif; margin: 60px; background: #2b2b2b;
+color: #ddd"><div id="row" style="width: 420px; padding: 6px 4px">
+<label id="label"><input type="checkbox" checked style="width: 16px; height: 16px"> Remember me</label>
+</div></body></html>"""
+
+
+def test_a_check_box_boxed_across_its_form_row_is_a_check_box_its_labels_width() -> None:
+    """The detector boxes a desktop form's check box across the form's row, as on a phone; the reader,
+    seeing a row, reads a list row, and the check model, sure of the indicator, makes it a check box that
+    ends where its label does."""
+    stage = ReaderAttributeStage(Settings())
+    image, boxes = page_with_boxes(FORM, ("row", "label"), (1024, 768))
+    row = Element(boxes["row"], ElementType.TEXT, text="Remember me", source="detector")
+    read = stage.run([image], [ScreenParse(1024, 768, [row])])[0].elements[0]
+    assert read.type is ElementType.CHECKBOX and read.state.checked is True
+    label = boxes["label"]
+    assert read.bbox[0] == row.bbox[0] and abs(read.bbox[2] - label[2]) <= 8
+    phone = np.ascontiguousarray(np.resize(image, (1800, 1024, 3)))  # the same row on a phone-shaped screen
+    kept = stage.run([phone], [ScreenParse(1024, 1800, [row])])[0].elements[0]
+    assert kept.type is not ElementType.CHECKBOX and kept.bbox == row.bbox
