@@ -12,6 +12,10 @@ and wrongly (``docs/ARCHITECTURE.md``, the icons stage):
   menu bars buttons (0.6-0.96) on 24 of the 60 ScreenAgent desktops. A row that starts with ``File``
   and holds two more menu titles takes ``menu_item``, as the data engine labels a menu bar's entries.
   An Office ribbon's row (``File Home Insert ...``) holds tabs, and is left alone.
+- **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
+  at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
+  them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
+  close button stays (it is a control of its own), and an OCR ``X`` read from it leaves the title.
 """
 
 from __future__ import annotations
@@ -41,6 +45,15 @@ ARROW_READ_AS_TEXT = re.compile(r"\s+[vV∨˅⌄]$")
 MIN_TEXT = 2
 """Characters a combo box's text has at least, the arrow's ``v`` left out (one letter is a toolbar icon's
 reading: a split button)."""
+
+CLOSE_BUTTONS = frozenset({"close", "close circle"})
+"""Icon names of a tab's close button."""
+TAB_STRIP = 0.2
+"""A tab with a close button lies in this top share of the screen (a browser's or an editor's tab strip)."""
+CLOSE_READ_AS_TEXT = re.compile(r"\s+[xX×]$")
+"""OCR's reading of a tab's close button at the end of its title."""
+TAB_TYPES = frozenset({ElementType.BUTTON, ElementType.TEXT, ElementType.LINK, ElementType.LIST_ITEM})
+"""Types a tab with a close button was read as (not a field: a search box's clear button is no tab's)."""
 
 # fmt: off
 MENU_TITLES = frozenset({
@@ -100,39 +113,66 @@ def retyped(element: Element, kind: ElementType) -> Element:
     return element.replace(type=kind, state=new_state)
 
 
+def holders_at_right_end(
+    elements: Sequence[Element], names: frozenset[str], read_as_text: re.Pattern[str], widest: bool = False
+) -> list[tuple[int, int]]:
+    """(box, glyph) pairs: each element named one of ``names`` and the tightest (or ``widest``) box with
+    text (two characters or more besides the glyph's ``read_as_text`` reading) that holds it at its right
+    end (the glyph's right edge at most :data:`ARROW_RIGHT_GAP` of the box's height and 4 px from the
+    box's, in its right half, centred within :data:`ARROW_CENTRE` of its height, the box 2.5-20 glyphs
+    wide)."""
+    glyphs = [i for i, e in enumerate(elements) if e.icon in names]
+    if not glyphs:
+        return []
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
+    texts = np.asarray(
+        [len(read_as_text.sub("", e.text or "").strip()) >= MIN_TEXT and not e.icon for e in elements],
+        dtype=bool,
+    )
+    x0, y0, x1, y1 = boxes.T
+    height = y1 - y0
+    pairs = []
+    for g in glyphs:
+        gx0, gy0, gx1, gy1 = boxes[g]
+        holds = (x0 <= gx0 + 1) & (y0 <= gy0 + 2) & (x1 >= gx1 - 1) & (y1 >= gy1 - 2)
+        at_end = (x1 - gx1 <= ARROW_RIGHT_GAP * height + 4) & (gx0 >= (x0 + x1) / 2)
+        centred = np.abs((y0 + y1) / 2 - (gy0 + gy1) / 2) <= ARROW_CENTRE * height
+        glyphs_wide = (x1 - x0) / max(gx1 - gx0, 1.0)
+        wide = (glyphs_wide >= MIN_BOX_ARROWS) & (glyphs_wide <= MAX_BOX_ARROWS)
+        candidates = np.flatnonzero(holds & at_end & centred & wide & texts)
+        candidates = candidates[candidates != g]
+        if len(candidates):
+            widths = (x1 - x0)[candidates]
+            pairs.append((int(candidates[np.argmax(widths) if widest else np.argmin(widths)]), g))
+    return pairs
+
+
 def dropdowns(elements: Sequence[Element]) -> tuple[list[Element], set[int]]:
     """The elements with each box that holds text and a named down arrow at its right end typed
     ``dropdown``, and the indices of those arrows (to drop)."""
     out = list(elements)
-    arrows = [i for i, e in enumerate(elements) if e.icon in DROPDOWN_ARROWS]
-    if not arrows:
-        return out, set()
-    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
-    texts = np.asarray(
-        [len(ARROW_READ_AS_TEXT.sub("", e.text or "").strip()) >= MIN_TEXT and not e.icon for e in elements],
-        dtype=bool,
-    )
-    allowed = np.asarray([e.type not in NOT_DROPDOWNS for e in elements], dtype=bool)
-    x0, y0, x1, y1 = boxes.T
-    height = y1 - y0
     taken: set[int] = set()
-    for a in arrows:
-        ax0, ay0, ax1, ay1 = boxes[a]
-        holds = (x0 <= ax0 + 1) & (y0 <= ay0 + 2) & (x1 >= ax1 - 1) & (y1 >= ay1 - 2)
-        at_end = (x1 - ax1 <= ARROW_RIGHT_GAP * height + 4) & (ax0 >= (x0 + x1) / 2)
-        centred = np.abs((y0 + y1) / 2 - (ay0 + ay1) / 2) <= ARROW_CENTRE * height
-        arrows_wide = (x1 - x0) / max(ax1 - ax0, 1.0)
-        wide = (arrows_wide >= MIN_BOX_ARROWS) & (arrows_wide <= MAX_BOX_ARROWS)
-        candidates = np.flatnonzero(holds & at_end & centred & wide & texts & allowed)
-        candidates = candidates[candidates != a]
-        if not len(candidates):
-            continue
-        box = int(candidates[np.argmin((x1 - x0)[candidates])])  # the tightest box round the arrow
+    for box, arrow in holders_at_right_end(elements, DROPDOWN_ARROWS, ARROW_READ_AS_TEXT):
         element = out[box]
+        if element.type in NOT_DROPDOWNS:
+            continue
         text = ARROW_READ_AS_TEXT.sub("", element.text or "")
         out[box] = retyped(element, ElementType.DROPDOWN).replace(text=text or element.text)
-        taken.add(a)
+        taken.add(arrow)
     return out, taken
+
+
+def tabs_by_close(elements: Sequence[Element], screen_height: int) -> list[Element]:
+    """The elements with each box that holds a title and a close button at its right end, in the top
+    :data:`TAB_STRIP` of the screen, typed ``tab`` (the widest such box: a tab's title can be boxed in
+    parts)."""
+    out = list(elements)
+    for box, _ in holders_at_right_end(elements, CLOSE_BUTTONS, CLOSE_READ_AS_TEXT, widest=True):
+        element = out[box]
+        if element.type in TAB_TYPES and element.bbox[1] < TAB_STRIP * screen_height:
+            text = CLOSE_READ_AS_TEXT.sub("", element.text or "")
+            out[box] = retyped(element, ElementType.TAB).replace(text=text or element.text)
+    return out
 
 
 def menu_bars(elements: Sequence[Element]) -> list[Element]:
@@ -175,9 +215,10 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
 
 
 def layout_types(parse: ScreenParse) -> ScreenParse:
-    """``parse`` with its dropdowns and menu bars typed (see the module); ids renumbered when arrows go."""
+    """``parse`` with its dropdowns, tabs and menu bars typed (see the module); ids renumbered when arrows
+    go."""
     elements, arrows = dropdowns(parse.elements)
-    elements = menu_bars(elements)
+    elements = menu_bars(tabs_by_close(elements, parse.height))
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

@@ -90,24 +90,58 @@ def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
     assert title_word("文件(F)") == "文件" and title_word(" &File ") == "file"
 
 
-def test_a_real_libreoffice_screen_gets_its_menu_bar_and_dropdowns() -> None:
-    """LibreOffice Impress on a real desktop (the team's ScreenAgent samples beside the checkout): the
-    reader alone called the menu bar's titles buttons and the sidebar's combo boxes list items."""
+def full_parse(sample: str) -> ScreenParse:
+    """The ``full`` parse of one of the team's ScreenAgent desktops (skipped when they are not beside the
+    checkout)."""
     from PIL import Image
 
     from detact_service.pipeline import get_pipeline
     from detact_service.settings import Settings
 
-    found = sorted(SAMPLES.glob("6d2d79fb*.jpg"))
+    found = sorted(SAMPLES.glob(f"{sample}*.jpg"))
     if not found:
         pytest.skip(f"{SAMPLES} is not beside the checkout")
     with Image.open(found[0]) as opened:
         image = np.asarray(opened.convert("RGB"))
-    parse = get_pipeline(Settings(device="cpu"), "full").parse(image)
+    return get_pipeline(Settings(device="cpu"), "full").parse(image)
 
-    def texts(kind: ElementType) -> set[str | None]:
-        return {e.text for e in parse.elements if e.type is kind}
 
-    assert {"File", "Edit", "View", "Format", "Tools", "Help"} <= texts(ElementType.MENU_ITEM)
-    assert {"Screen 16:9", "Landscape", "Blue_Curve"} <= texts(ElementType.DROPDOWN)
+def texts_of(parse: ScreenParse, kind: ElementType) -> set[str | None]:
+    return {e.text for e in parse.elements if e.type is kind}
+
+
+def test_a_real_libreoffice_screen_gets_its_menu_bar_and_dropdowns() -> None:
+    """LibreOffice Impress on a real desktop: the reader alone called the menu bar's titles buttons and the
+    sidebar's combo boxes list items."""
+    parse = full_parse("6d2d79fb")
+    assert {"File", "Edit", "View", "Format", "Tools", "Help"} <= texts_of(parse, ElementType.MENU_ITEM)
+    assert {"Screen 16:9", "Landscape", "Blue_Curve"} <= texts_of(parse, ElementType.DROPDOWN)
     assert [e.id for e in parse.elements] == list(range(len(parse.elements)))
+
+
+def test_a_real_browser_screen_gets_its_tabs_and_its_search_fields_dropdown() -> None:
+    """arXiv in Firefox on a real desktop: the tab strip's titles (read as buttons) and the search form's
+    field chooser (read as an image)."""
+    parse = full_parse("c75e3289")
+    assert any(str(text).startswith("[2108.12987] CAST") for text in texts_of(parse, ElementType.TAB))
+    assert "All fields" in texts_of(parse, ElementType.DROPDOWN)
+
+
+def test_a_title_with_a_close_button_across_the_top_is_a_tab() -> None:
+    tab = Element((222, 20, 448, 54), ElementType.BUTTON, text="[2108.12987] CAST: En X")
+    part = Element((380, 22, 446, 52), ElementType.BUTTON, text="En X")  # a part of the title, boxed too
+    close = Element((425, 31, 439, 45), ElementType.BUTTON, icon="close")
+    chip = Element((222, 420, 330, 450), ElementType.BUTTON, text="Python")  # lower down: a filter's chip
+    chip_close = Element((308, 428, 322, 442), ElementType.BUTTON, icon="close")
+    search = Element((500, 20, 800, 54), ElementType.INPUT, text="today in history")  # a field's clear button
+    clear = Element((772, 28, 790, 46), ElementType.ICON, icon="close")
+    parse = layout_types(parse_of(tab, part, close, chip, chip_close, search, clear))
+    assert [(e.type, e.text) for e in parse.elements] == [
+        (ElementType.TAB, "[2108.12987] CAST: En"),  # the widest box round the close button, its X gone
+        (ElementType.BUTTON, "En X"),
+        (ElementType.BUTTON, None),  # the close button stays: a control of its own
+        (ElementType.BUTTON, "Python"),
+        (ElementType.BUTTON, None),
+        (ElementType.INPUT, "today in history"),
+        (ElementType.ICON, None),
+    ]
