@@ -191,3 +191,55 @@ def drop_boxes_in_cjk_words(
         if prose[line] or runs_on(image, line_boxes[line], box_array[b])
     }
     return [w for i, w in enumerate(widgets) if i not in dropped]
+
+
+MIN_NAME_CHARACTERS = 2
+WORD_SLACK = 0.3
+"""Line heights a detector box may fall short of a word it names on either side (OCR hugs the ink; the
+detector pads, but not always)."""
+
+
+def words_for_boxes_on_lines(
+    image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
+) -> list[Element]:
+    """``widgets`` with each textless detector box that lies on an OCR line over whole words of it given
+    those words: an inline link (an author's name in a list of authors, a title's word in a search result)
+    that the detector boxed inside a line of text, which stays whole (:func:`items_line`: words with letters
+    lie outside the boxes). The line's words are located by its ink (:func:`word_extents`); the box names
+    the words whose centres it holds, only when each of them lies inside it (within :data:`WORD_SLACK` line
+    heights) and no word it cuts through has its centre outside it."""
+    boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
+    worded = [i for i, t in enumerate(texts) if len((t.text or "").split()) >= 2]
+    if image is None or not boxes or not worded:
+        return list(widgets)
+    line_boxes = geometry.boxes_of([texts[i] for i in worded])
+    box_array = geometry.boxes_of([widgets[i] for i in boxes])
+    heights = line_boxes[:, 3] - line_boxes[:, 1]
+    on_line = boxes_on_lines(box_array, line_boxes)
+    on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * heights[None, :]
+    out = list(widgets)
+    extents: dict[int, npt.NDArray[np.int64] | None] = {}
+    for b, line in zip(*np.nonzero(on_line), strict=True):
+        text = texts[worded[line]]
+        words = (text.text or "").split()
+        if line not in extents:
+            extents[line] = word_extents(image, text.bbox, len(words))
+        spans = extents[line]
+        if spans is None:
+            continue
+        x0, _, x1, _ = box_array[b]
+        slack = WORD_SLACK * heights[line]
+        centres = spans.mean(axis=1)
+        held = (centres >= x0) & (centres < x1)
+        cut = (spans[:, 1] > x0) & (spans[:, 0] < x1) & ~held
+        if (
+            not held.any()
+            or cut.any()
+            or (spans[held, 0] < x0 - slack).any()
+            or (spans[held, 1] > x1 + slack).any()
+        ):
+            continue
+        named = " ".join(w for w, h in zip(words, held.tolist(), strict=True) if h)
+        if sum(c.isalnum() for c in named) >= MIN_NAME_CHARACTERS:  # not a glyph or a lone digit read as one
+            out[boxes[b]] = out[boxes[b]].replace(text=named)
+    return out

@@ -42,6 +42,7 @@ from detact_service.understanding.line_split import (
     boxes_on_lines,
     drop_boxes_in_cjk_words,
     split_lines_at_boxes,
+    words_for_boxes_on_lines,
 )
 
 DUPLICATE_IOU = 0.7
@@ -578,6 +579,7 @@ def merge_elements(
     if screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width:
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
+    others = words_for_boxes_on_lines(image, texts, others)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)
     others = unlabelled_marks_to_icons(texts, others)

@@ -145,3 +145,18 @@ def test_in_a_sentence_a_phrase_boxed_between_commas_goes_too() -> None:
     assert drop_boxes_in_cjk_words(image, [sentence], [phrase]) == []
     bar = cjk_line(image, text="历史上今天 发生的重大")  # no punctuation: a bar of two items
     assert drop_boxes_in_cjk_words(image, [bar], [phrase]) == [phrase]
+
+
+def test_an_inline_link_boxed_inside_a_line_of_text_gets_its_words() -> None:
+    """A list of authors read as one line: the line stays whole (words with letters lie outside the boxes),
+    and the detector's box round one author's name names it; a box that cuts a word through names nothing."""
+    from detact_service.understanding.line_split import words_for_boxes_on_lines
+
+    words = ["By", "Ada", "Lovelace,", "Alan", "Turing", "and", "others"]
+    image, boxes = draw_row(words, gap=7)
+    line = ocr_line(image)
+    assert line.text == " ".join(words)
+    author = detector_box((boxes[3][0], 4, boxes[4][2], 36))
+    cutting = detector_box((boxes[5][0] + 24, 4, boxes[6][2], 36))  # from past the middle of `and` on
+    named = words_for_boxes_on_lines(image, [line], [author, cutting])
+    assert [e.text for e in named] == ["Alan Turing", None]
