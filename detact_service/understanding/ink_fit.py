@@ -278,6 +278,8 @@ def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Elem
 INDICATOR_GAP = 2
 """Bare columns (px) that end a check box's indicator at the left of its label."""
 INDICATOR_PAD = 2
+INDICATOR_ASPECT = (0.6, 1.6)
+"""Width over height of an indicator's ink: about square."""
 
 
 def indicator_box(image: RGBImage, box: Sequence[int]) -> tuple[int, int, int, int] | None:
@@ -300,7 +302,7 @@ def indicator_box(image: RGBImage, box: Sequence[int]) -> tuple[int, int, int, i
     end = start + (runs[0] if runs else int(columns[start:].size))
     rows = np.flatnonzero(ink[:, start:end].any(axis=1))
     side_x, side_y = end - start, int(rows[-1] - rows[0] + 1)
-    if not 0.6 <= side_x / side_y <= 1.6:
+    if not INDICATOR_ASPECT[0] <= side_x / side_y <= INDICATOR_ASPECT[1]:
         return None
     return (
         max(x0 + start - INDICATOR_PAD, 0),

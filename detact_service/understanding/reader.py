@@ -409,19 +409,13 @@ detector boxed across the form's row, which the reader, seeing a row, reads as o
 LibreOffice's `Master Objects`, GIMP's `Allow growing`). Not on phone-shaped screens, where a list row's
 leading icon or avatar reads as an indicator (`phone_real` test apps' type 0.761 -> 0.739 with them).
 Measured in ``docs/ARCHITECTURE.md``."""
-LABELLED_ROW_INDICES = np.asarray(
-    [
-        TYPES.index(t)
-        for t in (
-            ElementType.LIST_ITEM,
-            ElementType.BUTTON,
-            ElementType.INPUT,
-            ElementType.TEXT,
-            ElementType.LINK,
-            ElementType.DROPDOWN,
-        )
-    ],
-    dtype=np.int64,
+LABELLED_ROW_INDICES = type_indices(
+    ElementType.LIST_ITEM,
+    ElementType.BUTTON,
+    ElementType.INPUT,
+    ElementType.TEXT,
+    ElementType.LINK,
+    ElementType.DROPDOWN,
 )
 """The types a checkable with its label, boxed as a row, is read as."""
 MIN_LABEL_LETTERS = 2
