@@ -1,7 +1,7 @@
 """Types that a control's neighbours and names show, set after the icons are named.
 
-The reader sees one element at a time, and on real desktops it reads two common layouts with confidence
-and wrongly (``docs/ARCHITECTURE.md``, the icons stage):
+The reader sees one element at a time, and on real desktops it reads with confidence
+and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
 
 - **A dropdown's arrow.** A combo box (a font name, a zoom level, a sheet's name box) is a box with text
   and a down arrow at its right end. The detector boxes the combo box and the arrow, the icon stage
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
 
 DROPDOWN_ARROWS = frozenset({"chevron down", "menu down", "caret down", "triangle down"})
 """Icon names of a combo box's arrow."""
@@ -101,13 +102,11 @@ def title_word(text: str | None) -> str:
 def retyped(element: Element, kind: ElementType) -> Element:
     """``element`` as ``kind``: the checked and selected states kept only where they apply."""
     state = element.state
-    checkable = kind in (ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE)
-    selectable = kind in (ElementType.TAB, ElementType.LIST_ITEM, ElementType.MENU_ITEM)
     new_state = ElementState(
-        checked=state.checked if checkable else None,
+        checked=state.checked if kind in CHECKABLE else None,
         focused=state.focused,
         highlighted=state.highlighted,
-        selected=state.selected if selectable else None,
+        selected=state.selected if kind in SELECTABLE else None,
         disabled=state.disabled,
     )
     return element.replace(type=kind, state=new_state)
