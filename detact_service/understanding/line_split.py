@@ -141,6 +141,23 @@ def boxes_on_lines(boxes: npt.NDArray[np.float64], lines: npt.NDArray[np.float64
     return geometry.containment(boxes, lines + np.array([-2.0, -2.0, 2.0, 2.0])) >= BOX_IN_LINE
 
 
+def textless_boxes_on_lines(
+    lines: Sequence[Element], widgets: Sequence[Element]
+) -> tuple[list[int], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The textless detector boxes among ``widgets`` (their indices and boxes), the ``lines``' boxes, and
+    [box, line]: whether each box lies on each line (:func:`boxes_on_lines`) and is less than
+    :data:`BOX_LINE_HEIGHTS` of its height tall (a taller box is a control round the line)."""
+    boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
+    box_array = geometry.boxes_of([widgets[i] for i in boxes])
+    line_boxes = geometry.boxes_of(lines)
+    if not boxes or not len(lines):
+        return boxes, box_array, line_boxes, np.zeros((len(boxes), len(lines)), dtype=bool)
+    on_line = boxes_on_lines(box_array, line_boxes)
+    heights = line_boxes[:, 3] - line_boxes[:, 1]
+    on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * heights[None, :]
+    return boxes, box_array, line_boxes, on_line
+
+
 def runs_on(image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> bool:
     """Whether the ink inside ``box`` runs on into the line's ink beside it: on one side at least, the
     line's nearest ink outside the box lies within :data:`GLYPH_GAP` line heights of the box's ink."""
@@ -173,18 +190,12 @@ def drop_boxes_in_cjk_words(
     half. Elsewhere boxes with clear space round their ink stay (a navigation bar's items, a favicon, an
     arrow). A box that holds most of the line stays (it takes the line's text), and so do the boxes on a
     line read with little confidence (a toolbar's icons read as ``三``)."""
-    sure = [t.score >= CJK_CONFIDENCE for t in texts]
-    lines = [i for i, t in enumerate(texts) if sure[i] and is_cjk_text(t.text or "", CJK_LETTERS)]
-    boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
-    if image is None or not lines or not boxes:
+    lines = [t for t in texts if t.score >= CJK_CONFIDENCE and is_cjk_text(t.text or "", CJK_LETTERS)]
+    boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(lines, widgets)
+    if image is None or not on_line.any():
         return list(widgets)
-    line_boxes = geometry.boxes_of([texts[i] for i in lines])
-    box_array = geometry.boxes_of([widgets[i] for i in boxes])
-    on_line = boxes_on_lines(box_array, line_boxes)
-    line_heights = line_boxes[:, 3] - line_boxes[:, 1]
-    on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * line_heights[None, :]
     on_line &= geometry.containment(line_boxes, box_array).T < LINE_OWNED
-    prose = [not PROSE_MARKS.isdisjoint(texts[i].text or "") for i in lines]
+    prose = [not PROSE_MARKS.isdisjoint(t.text or "") for t in lines]
     dropped = {
         boxes[b]
         for b, line in zip(*np.nonzero(on_line), strict=True)
@@ -208,19 +219,15 @@ def words_for_boxes_on_lines(
     lie outside the boxes). The line's words are located by its ink (:func:`word_extents`); the box names
     the words whose centres it holds, only when each of them lies inside it (within :data:`WORD_SLACK` line
     heights) and no word it cuts through has its centre outside it."""
-    boxes = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE and not w.text]
-    worded = [i for i, t in enumerate(texts) if len((t.text or "").split()) >= 2]
-    if image is None or not boxes or not worded:
+    worded = [t for t in texts if len((t.text or "").split()) >= 2]
+    boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
+    if image is None or not on_line.any():
         return list(widgets)
-    line_boxes = geometry.boxes_of([texts[i] for i in worded])
-    box_array = geometry.boxes_of([widgets[i] for i in boxes])
     heights = line_boxes[:, 3] - line_boxes[:, 1]
-    on_line = boxes_on_lines(box_array, line_boxes)
-    on_line &= (box_array[:, 3] - box_array[:, 1])[:, None] < BOX_LINE_HEIGHTS * heights[None, :]
     out = list(widgets)
     extents: dict[int, npt.NDArray[np.int64] | None] = {}
     for b, line in zip(*np.nonzero(on_line), strict=True):
-        text = texts[worded[line]]
+        text = worded[line]
         words = (text.text or "").split()
         if line not in extents:
             extents[line] = word_extents(image, text.bbox, len(words))
