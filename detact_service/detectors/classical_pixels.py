@@ -38,7 +38,7 @@ EDGE_GROWTH = GRADIENT_KERNEL // 2
 """The gradient marks this many pixels outside a shape; component boxes are shrunk back by it."""
 
 
-def _box_sums(integral: npt.NDArray[np.number], boxes: IntBoxes) -> FloatArray:
+def box_sums(integral: npt.NDArray[np.number], boxes: IntBoxes) -> FloatArray:
     """Sums over xyxy boxes (already clipped to the image) from an OpenCV integral image."""
     x1, y1, x2, y2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
     total = integral[y2, x2].astype(np.float64) - integral[y1, x2] - integral[y2, x1] + integral[y1, x1]
@@ -72,7 +72,7 @@ class Integrals:
 
     def _stat(self, integral: npt.NDArray[np.number], boxes: IntBoxes) -> tuple[FloatArray, FloatArray]:
         clipped = geometry.clip(boxes, self.width, self.height)
-        return _box_sums(integral, clipped), geometry.areas(clipped)
+        return box_sums(integral, clipped), geometry.areas(clipped)
 
     def mean_rgb(self, boxes: IntBoxes) -> FloatArray:
         sums, areas = self._stat(self.rgb, boxes)

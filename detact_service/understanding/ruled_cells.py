@@ -1,0 +1,214 @@
+"""Text in a ruled table cell takes the cell's extent.
+
+A table's cell (a spreadsheet's, a file list's) is a control at its whole extent, a selectable item,
+while OCR boxes only its text: a short date in a wide column matches its cell at IoU 0.1. Where long
+straight rules (grid lines, the edges of striped rows) enclose a free text line and nothing else, the line
+takes the enclosed rectangle. A line read across a vertical rule (OCR joins two cells' words,
+``696.35 Done``) is first cut there, between its words.
+
+Rules are found once per screen from the pixels: rows of pixels whose grey steps by
+:data:`RULE_CONTRAST` or more into the next row, kept where the step runs straight for
+:data:`RULE_LENGTH` pixels (horizontal rules) or :data:`RULE_HEIGHTS` text heights (vertical ones, longer
+than any letter's stem); the cells are the connected regions the rules leave (OpenCV morphology and
+connected components).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from detact_service.core import Element
+from detact_service.detectors.classical_pixels import box_sums
+from detact_service.geometry import boxes_of
+from detact_service.stages import RGBImage
+
+RULE_CONTRAST = 5
+"""Grey step (0-255) of a rule's edge: a dark theme's grid lines differ from its rows by 7."""
+RULE_LENGTH = 30
+"""Pixels a horizontal rule runs straight at least."""
+RULE_HEIGHTS = 2.5
+"""Text heights a vertical rule runs straight at least (a letter's stem is one at most)."""
+RULE_SPREAD = 12
+"""Grey levels a rule's pixels span across a line it cuts (one pixel off at each end): a rule is drawn in
+one shade, where a letter's stem gives way to the ground and JPEG noise can pass for a thin line."""
+CROSSING_GAP = 5
+"""Pixels of a vertical rule that a crossing horizontal one may interrupt."""
+CELL_HEIGHTS = 2.5
+"""A cell is at most this many of its text's heights tall (taller: a panel round a line)."""
+CELL_WIDTH = 0.75
+"""A cell is at most this share of the screen wide."""
+CELL_FILL = 0.8
+"""Share of a cell's bounding box its region fills (a rectangle, not a region leaking round rules)."""
+TEXT_INSIDE = 0.75
+"""Share of the text's box inside the cell."""
+CUT_COVER = 0.9
+"""Share of a text's height a vertical rule crosses for the text to be cut there."""
+PIECE_HEIGHTS = 0.6
+"""A cut leaves pieces at least this many line heights wide (a letter); a rule nearer a box's end is the
+cell's border, round the padded box."""
+POOL = 2
+"""Scale down of the rule mask whose regions are labelled."""
+WORD_SLACK = 0.15
+"""How far (share of the line's width) a word boundary may lie from the rule that cuts there."""
+
+Mask = npt.NDArray[np.uint8]
+Grey = npt.NDArray[np.uint8]
+IntBoxes = npt.NDArray[np.int64]
+
+
+def rule_masks(grey: Grey, text_height: float) -> tuple[Mask, Mask]:
+    """The horizontal and vertical rules of a screenshot's grey image (0/1 masks, one pixel where a
+    rule's edge steps)."""
+    down = np.zeros(grey.shape, np.uint8)
+    right = np.zeros(grey.shape, np.uint8)
+    down[:-1] = cv2.absdiff(grey[1:], grey[:-1]) >= RULE_CONTRAST
+    right[:, :-1] = cv2.absdiff(grey[:, 1:], grey[:, :-1]) >= RULE_CONTRAST
+    horizontal = cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, RULE_LENGTH), np.uint8))
+    bridged = cv2.morphologyEx(right, cv2.MORPH_CLOSE, np.ones((CROSSING_GAP, 1), np.uint8))
+    length = max(round(RULE_HEIGHTS * text_height), CROSSING_GAP + 1)
+    vertical = cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
+    return np.asarray(horizontal, dtype=np.uint8), np.asarray(vertical, dtype=np.uint8)
+
+
+def thin_lines(grey: Grey) -> npt.NDArray[np.bool_]:
+    """Pixels of upright lines at most two pixels wide: lighter or darker than the pixels two to their
+    left and two to their right alike (a step between two grounds is no line)."""
+    values = grey.astype(np.int16)
+    left = values[:, 2:-2] - values[:, :-4]
+    right = values[:, 2:-2] - values[:, 4:]
+    line = (np.minimum(np.abs(left), np.abs(right)) >= RULE_CONTRAST) & (np.sign(left) == np.sign(right))
+    return np.pad(line, ((0, 0), (2, 2)))
+
+
+def cut_at_rules(texts: Sequence[Element], grey: Grey, vertical: Mask) -> list[Element]:
+    """``texts`` with each line that a vertical rule crosses cut there into the words on either side
+    (the words nearest the rule by their share of the line's characters; a line with fewer word
+    boundaries than rules stays whole). The rule must be a thin line drawn unbroken across the line's
+    whole box: a letter's stem spans its glyphs, not the box's margins, and an edge between two grounds
+    (a picture's, a panel's) is no rule."""
+    if not texts:
+        return []
+    height, width = vertical.shape
+    boxes = boxes_of(texts).astype(np.int64)
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    heights = boxes[:, 3] - boxes[:, 1]
+    ruled = box_sums(cv2.integral(vertical, sdepth=cv2.CV_32S), boxes)
+    out: list[Element] = []
+    for index, text in enumerate(texts):
+        words = (text.text or "").split()
+        if ruled[index] < CUT_COVER * heights[index] or len(words) < 2:
+            out.append(text)
+            continue
+        x1, y1, x2, y2 = boxes[index].tolist()
+        crop = grey[y1:y2, max(x1 - 2, 0) : x2 + 2]
+        lines = thin_lines(crop)[:, x1 - max(x1 - 2, 0) :][:, : x2 - x1]
+        spread = np.ptp(np.sort(crop[:, x1 - max(x1 - 2, 0) :][:, : x2 - x1], axis=0)[1:-1], axis=0)
+        rules = lines & (vertical[y1:y2, x1:x2] > 0)
+        out.extend(cut_line(text, words, rules.sum(axis=0) >= CUT_COVER * (y2 - y1), spread <= RULE_SPREAD))
+    return out
+
+
+def cut_line(
+    text: Element, words: list[str], crossed: npt.NDArray[np.bool_], even: npt.NDArray[np.bool_]
+) -> list[Element]:
+    """One line cut at the columns of its box that a rule ``crossed`` from top to bottom in one ``even``
+    shade, away from the box's ends (itself when the words do not fit the cuts or two cuts lie closer than
+    a letter)."""
+    x1, y1, x2, y2 = text.bbox
+    margin = PIECE_HEIGHTS * (y2 - y1)
+    crossing = np.flatnonzero(crossed & even)
+    if len(crossing) == 0:
+        return [text]
+    runs = np.split(crossing, np.flatnonzero(np.diff(crossing) > 1) + 1)
+    cuts = [cut for cut in (int(run.mean()) for run in runs) if margin <= cut <= x2 - x1 - margin]
+    edges = [0, *cuts, x2 - x1]
+    if not cuts or min(np.diff(edges)) < margin:
+        return [text]
+    lengths = np.cumsum([len(word) + 1 for word in words])[:-1]  # characters up to each boundary
+    shares = (lengths - 0.5) / (lengths[-1] + len(words[-1]))
+    chosen: list[int] = []
+    for cut in cuts:
+        distance = np.abs(shares - cut / (x2 - x1))
+        if chosen:
+            distance[: chosen[-1] + 1] = np.inf
+        best = int(distance.argmin())
+        if distance[best] > WORD_SLACK:
+            return [text]
+        chosen.append(best)
+    bounds = [0, *(b + 1 for b in chosen), len(words)]
+    return [
+        text.replace(
+            bbox=(x1 + edges[k], y1, x1 + edges[k + 1], y2), text=" ".join(words[bounds[k] : bounds[k + 1]])
+        )
+        for k in range(len(cuts) + 1)
+    ]
+
+
+def cell_boxes(texts: IntBoxes, others: IntBoxes, horizontal: Mask, vertical: Mask, width: int) -> IntBoxes:
+    """The ruled cell of each text box (``(n, 4)``; ``-1`` rows where there is none): the region the rules
+    leave round the text's centre, when it is a cell's shape and size and holds no other element."""
+    cells = np.full((len(texts), 4), -1, dtype=np.int64)
+    if len(texts) == 0:
+        return cells
+    # Regions are labelled at half scale, each 2x2 block a rule when any of its pixels is (4x fewer
+    # pixels to label; the block also closes a one-pixel gap where a rule meets another).
+    rules = horizontal | vertical
+    pooled = cv2.resize(rules, (rules.shape[1] // POOL, rules.shape[0] // POOL), interpolation=cv2.INTER_AREA)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats((pooled == 0).astype(np.uint8), connectivity=4)
+    centre_x = ((texts[:, 0] + texts[:, 2]) // (2 * POOL)).clip(0, labels.shape[1] - 1)
+    centre_y = ((texts[:, 1] + texts[:, 3]) // (2 * POOL)).clip(0, labels.shape[0] - 1)
+    region = labels[centre_y, centre_x]
+    left, top, cell_w, cell_h, area = (
+        stats[region].T * np.array([[POOL], [POOL], [POOL], [POOL], [POOL**2]])
+    ).astype(np.int64)
+    found = np.stack([left, top, left + cell_w, top + cell_h], axis=1)
+    text_w, text_h = texts[:, 2] - texts[:, 0], texts[:, 3] - texts[:, 1]
+    overlap_w = np.minimum(found[:, 2], texts[:, 2]) - np.maximum(found[:, 0], texts[:, 0])
+    overlap_h = np.minimum(found[:, 3], texts[:, 3]) - np.maximum(found[:, 1], texts[:, 1])
+    inside = overlap_w.clip(0) * overlap_h.clip(0)
+    lone = np.bincount(region, minlength=count)[region] == 1
+    ok = (
+        (region > 0)
+        & lone
+        & (inside >= TEXT_INSIDE * text_w * text_h)
+        & (cell_h <= CELL_HEIGHTS * text_h)
+        & (cell_w <= CELL_WIDTH * width)
+        & (area >= CELL_FILL * cell_w * cell_h)
+    )
+    if len(others):
+        other_x = (others[:, 0] + others[:, 2]) / 2
+        other_y = (others[:, 1] + others[:, 3]) / 2
+        holds = (
+            (other_x[None] > found[:, :1])
+            & (other_x[None] < found[:, 2:3])
+            & (other_y[None] > found[:, 1:2])
+            & (other_y[None] < found[:, 3:4])
+        )
+        ok &= ~holds.any(axis=1)
+    cells[ok] = found[ok]
+    return cells
+
+
+def fit_texts_to_cells(
+    image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
+) -> list[Element]:
+    """Free text lines (``texts``: no widget holds them) cut at vertical rules and fitted to their ruled
+    cells; ``widgets`` are the screen's other elements."""
+    if image is None or not texts:
+        return list(texts)
+    heights = boxes_of(texts)[:, 3] - boxes_of(texts)[:, 1]
+    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    horizontal, vertical = rule_masks(grey, float(np.median(heights)))
+    pieces = cut_at_rules(texts, grey, vertical)
+    boxes = boxes_of(pieces).astype(np.int64)
+    others = boxes_of(widgets).astype(np.int64).reshape(-1, 4)
+    cells = cell_boxes(boxes, others, horizontal, vertical, image.shape[1])
+    return [
+        piece.replace(bbox=tuple(int(v) for v in cell)) if cell[0] >= 0 else piece
+        for piece, cell in zip(pieces, cells.tolist(), strict=True)
+    ]

@@ -1,0 +1,109 @@
+"""Text in a ruled table cell takes the cell's extent (real OCR on drawn tables, dark and light)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from detact_service.core import Element, ElementType
+from detact_service.settings import Settings
+from detact_service.understanding.merge import merge_elements
+from detact_service.understanding.ruled_cells import cut_at_rules, fit_texts_to_cells
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+COLUMNS = (10, 100, 180, 700)  # rule x positions: three columns, the last one stretched
+ROW_TOP, ROW_HEIGHT = 20, 30
+ROWS = (
+    ("871.95", "Failed", "2024-05-21"),
+    ("52.55", "Pending", "2024-04-13"),
+    ("696.35", "Done", "2024-12-07"),
+)
+THEMES = {
+    # ground, striped row, rule, ink: the dark theme's rules differ from its rows by 7 grey levels
+    "dark": ((25, 25, 25), (51, 51, 51), (38, 38, 38), (225, 225, 225)),
+    "light": ((255, 255, 255), (236, 236, 236), (160, 160, 160), (20, 20, 20)),
+}
+
+Box = tuple[int, int, int, int]
+
+
+def draw_table(theme: str) -> tuple[np.ndarray, dict[str, Box]]:
+    """A striped, ruled table and the inside of each cell by its text (rules excluded)."""
+    ground, stripe, rule, ink = THEMES[theme]
+    font = ImageFont.truetype(FONT, 15)
+    image = Image.new("RGB", (760, 160), ground)
+    draw = ImageDraw.Draw(image)
+    cells = {}
+    bottom = ROW_TOP + ROW_HEIGHT * len(ROWS)
+    for row, texts in enumerate(ROWS):
+        top = ROW_TOP + row * ROW_HEIGHT
+        fill = stripe if row % 2 else ground
+        draw.rectangle((COLUMNS[0], top, COLUMNS[-1], top + ROW_HEIGHT), fill=fill)
+        for column, text in enumerate(texts):
+            draw.text((COLUMNS[column] + 4, top + 7), text, font=font, fill=ink)
+            cells[text] = (COLUMNS[column] + 1, top + 1, COLUMNS[column + 1], top + ROW_HEIGHT)
+    for x in COLUMNS:
+        draw.line((x, ROW_TOP, x, bottom), fill=rule)
+    for row in range(len(ROWS) + 1):
+        y = ROW_TOP + row * ROW_HEIGHT
+        draw.line((COLUMNS[0], y, COLUMNS[-1], y), fill=rule)
+    return np.asarray(image), cells
+
+
+def ocr_texts(image: np.ndarray) -> list[Element]:
+    """The text stage's lines, as the merge receives them."""
+    from detact_service.detectors.ocr_rapid import RapidOCRStage
+
+    elements = []
+    for quad, text, score in RapidOCRStage(Settings()).read(image):
+        x1, y1 = quad.min(axis=0)
+        x2, y2 = quad.max(axis=0)
+        box = (int(x1), int(y1), int(x2) + 1, int(y2) + 1)
+        elements.append(Element(box, ElementType.TEXT, text=text, score=score, source="ocr"))
+    return elements
+
+
+def near(a: Box, b: Box, slack: int = 3) -> bool:
+    return all(abs(p - q) <= slack for p, q in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+def test_each_cell_text_takes_its_cell_extent(theme: str) -> None:
+    image, cells = draw_table(theme)
+    merged = merge_elements(ocr_texts(image), image.shape[1], image.shape[0], image)
+    by_text = {e.text: e.bbox for e in merged}
+    assert set(cells) <= set(by_text), sorted(by_text)
+    for text, cell in cells.items():
+        assert near(by_text[text], cell), (text, by_text[text], cell)
+
+
+def test_a_line_read_across_a_rule_is_cut_between_its_words() -> None:
+    image, _ = draw_table("dark")
+    grey = np.asarray(Image.fromarray(image).convert("L"))
+    vertical = np.zeros(grey.shape, np.uint8)
+    vertical[ROW_TOP:110, COLUMNS[1] - 1 : COLUMNS[1] + 1] = 1
+    joined = Element((14, 82, 150, 102), ElementType.TEXT, text="696.35 Done", source="ocr")
+    pieces = cut_at_rules([joined], grey, vertical)
+    assert [(p.text, p.bbox) for p in pieces] == [
+        ("696.35", (14, 82, COLUMNS[1], 102)),
+        ("Done", (COLUMNS[1], 82, 150, 102)),
+    ]
+    unspaced = joined.replace(text="696.35Done")
+    assert cut_at_rules([unspaced], grey, vertical) == [unspaced]
+    # a step between two grounds (a panel's edge) is no rule
+    stepped = grey.copy()
+    stepped[:, COLUMNS[1] :] = 90
+    assert cut_at_rules([joined], stepped, vertical) == [joined]
+
+
+def test_text_off_the_table_or_beside_another_control_keeps_its_box() -> None:
+    image, cells = draw_table("light")
+    canvas = image.copy()
+    canvas[125:150, 20:200] = 255  # plain ground under the table
+    free = Element((24, 128, 120, 146), ElementType.TEXT, text="Connected", source="ocr")
+    in_cell = Element((14, 27, 70, 43), ElementType.TEXT, text="871.95", source="ocr")
+    icon = Element((80, 26, 96, 44), ElementType.ICON, source="detector", score=0.5)
+    fitted = fit_texts_to_cells(canvas, [free, in_cell], [icon])
+    assert fitted == [free, in_cell]
+    assert near(fit_texts_to_cells(canvas, [in_cell], [])[0].bbox, cells["871.95"])
