@@ -39,7 +39,7 @@ from detact_service.core import (
 )
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text
-from detact_service.understanding.ink_fit import fit_to_ink, ink_against_border
+from detact_service.understanding.ink_fit import drop_bare_boxes, fit_to_ink, ink_against_border
 from detact_service.understanding.line_split import (
     boxes_on_lines,
     drop_boxes_in_cjk_words,
@@ -570,7 +570,7 @@ def merge_elements(
     elements = admit_landscape_boxes(elements)
     if screen_width is not None and screen_height is not None:
         elements = drop_containers(elements, screen_width * screen_height)
-    elements = fit_to_ink(image, elements)
+    elements = drop_bare_boxes(image, fit_to_ink(image, elements))
     is_text = [e.type is ElementType.TEXT and e.source == "ocr" for e in elements]
     texts = [e for e, text in zip(elements, is_text, strict=True) if text]
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])

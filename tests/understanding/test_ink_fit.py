@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw
 
 from detact_service.core import DETECTOR_SOURCE, Element, ElementType
 from detact_service.geometry import iou_matrix
-from detact_service.understanding.ink_fit import fit_to_ink, fitted_box
+from detact_service.understanding.ink_fit import drop_bare_boxes, fit_to_ink, fitted_box
 from detact_service.understanding.merge import merge_elements
 
 RADIO = (100, 100, 127, 127)
@@ -137,3 +137,29 @@ def ground_screen() -> np.ndarray:
 def test_a_box_round_nothing_but_the_ground_goes(box: tuple[int, int, int, int], blank: bool) -> None:
     kept = fit_to_ink(ground_screen(), [detected(box)])
     assert (not kept) is blank
+
+
+def phone_ground() -> np.ndarray:
+    """A phone-shaped screen: a dark page with an empty field underlined faintly and a faint menu glyph."""
+    image = Image.new("RGB", (576, 1280), (33, 54, 110))
+    draw = ImageDraw.Draw(image)
+    draw.line((20, 676, 560, 676), fill=(48, 70, 126))  # the field's underline, 16 levels lighter
+    for y in (540, 550, 560):
+        draw.ellipse((546, y, 551, y + 5), fill=(90, 110, 160))  # a vertical ellipsis
+    return np.asarray(image)
+
+
+@pytest.mark.parametrize(
+    ("box", "bare"),
+    [
+        ((0, 808, 575, 976), True),  # an empty stretch of the page, typed an input
+        ((559, 72, 575, 134), True),  # a sliver at the screen's side
+        ((17, 593, 562, 679), False),  # the empty field: its underline is drawn
+        ((530, 520, 575, 590), False),  # the ellipsis menu
+    ],
+)
+def test_a_box_on_bare_ground_goes_on_any_screen(box: tuple[int, int, int, int], bare: bool) -> None:
+    kept = drop_bare_boxes(phone_ground(), [detected(box)])
+    assert (not kept) is bare
+    texted = detected(box).replace(text="Search")
+    assert drop_bare_boxes(phone_ground(), [texted]) == [texted]
