@@ -300,7 +300,8 @@ def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Elem
     label's ink does. On a desktop or a web page a check box is its indicator and its label (Qt, GTK, a
     ``<label>``); the detectors, which learnt phones' full-width rows, box it across its form's row
     (1225-1539 px for Qt's `Remember me` at 1229-1353). Phone-shaped screens keep their rows. The
-    indicator's end of the box stays: only bare ground past the label goes."""
+    indicator's end of the box stays: only bare ground past the label goes, and a frame's side or rule
+    there (a group box round the options) is no ink of the label."""
     height, width = image.shape[:2]
     if height >= PHONE_ASPECT * width:
         return list(elements)
@@ -318,13 +319,22 @@ def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Elem
         if cx1 - cx0 < 6 or cy1 - cy0 < 6:
             continue
         ink, _ = ink_against_border(image[cy0:cy1, cx0:cx1])
-        columns = np.flatnonzero(ink.any(axis=0))
+        ink = ink[ink.mean(axis=1) < FRAME_ROW_SHARE]  # a frame's or rule's row across the box
+        columns = np.flatnonzero(ink.any(axis=0) & (ink.mean(axis=0) < FRAME_COLUMN_SHARE))
         if not len(columns):
             continue
         end = cx0 + int(columns[-1]) + 1 + round(LABEL_MARGIN * (y1 - y0)) + 1
         if x1 - end >= LABEL_TAIL * (x1 - x0):
             out[index] = element.replace(bbox=(x0, y0, end, y1))
     return out
+
+
+FRAME_ROW_SHARE = 0.6
+"""A row of a check box's row inked across this share of its width is a frame's or a rule's, not its
+label's."""
+FRAME_COLUMN_SHARE = 0.8
+"""A column inked down this share of the row's height is a frame's side (a group box's, round the
+options), not its label's (a letter's stem spans the glyphs, about half of the row)."""
 
 
 INDICATOR_GAP = 2
