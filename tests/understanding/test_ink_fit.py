@@ -163,3 +163,26 @@ def test_a_box_on_bare_ground_goes_on_any_screen(box: tuple[int, int, int, int],
     assert (not kept) is bare
     texted = detected(box).replace(text="Search")
     assert drop_bare_boxes(phone_ground(), [texted]) == [texted]
+
+
+def group_box_screen() -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A radio and its label in a group box's frame, and the frame-wide row the detectors draw round it."""
+    from PIL import ImageFont
+
+    image = Image.new("RGB", (480, 200), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((100, 40, 400, 160), outline=(150, 150, 150))  # the group box
+    draw.ellipse((110, 90, 124, 104), outline=(60, 60, 60), width=2)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 14)
+    draw.text((132, 89), "High", font=font, fill=(20, 20, 20))
+    return np.asarray(image), (105, 82, 403, 112)  # its right end on the frame's side
+
+
+def test_a_radio_row_across_its_group_box_ends_at_its_label() -> None:
+    from detact_service.understanding.ink_fit import fit_labels_to_ink
+
+    image, row = group_box_screen()
+    radio = Element(bbox=row, type=ElementType.RADIO, source=DETECTOR_SOURCE, score=0.8, text="High")
+    (fitted,) = fit_labels_to_ink(image, [radio])
+    assert fitted.bbox[:2] == row[:2] and fitted.bbox[3] == row[3]
+    assert 165 <= fitted.bbox[2] <= 185, fitted.bbox  # the label's ink ends at about 168
