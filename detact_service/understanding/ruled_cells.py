@@ -6,11 +6,12 @@ straight rules (grid lines, the edges of striped rows) enclose a free text line 
 takes the enclosed rectangle. A line read across a vertical rule (OCR joins two cells' words,
 ``696.35 Done``) is first cut there, between its words.
 
-Rules are found once per screen from the pixels: rows of pixels whose grey steps by
-:data:`RULE_CONTRAST` or more into the next row, kept where the step runs straight for
-:data:`RULE_LENGTH` pixels (horizontal rules) or :data:`RULE_HEIGHTS` text heights (vertical ones, longer
-than any letter's stem); the cells are the connected regions the rules leave (OpenCV morphology and
-connected components).
+Rules are found once per screen from the pixels: grey steps of :data:`RULE_CONTRAST` or more between
+neighbouring pixels, kept where they run straight for :data:`RULE_LENGTH` pixels (horizontal rules) or
+:data:`RULE_HEIGHTS` text heights (vertical ones, longer than any letter's stem); the cells are the
+connected regions the rules leave (OpenCV morphology and connected components, at half scale). A line is
+cut only at a thin line of one shade drawn across its whole box: stacked letter stems, JPEG noise and the
+edge between two grounds are no rules.
 """
 
 from __future__ import annotations
