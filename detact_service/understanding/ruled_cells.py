@@ -202,14 +202,14 @@ def fit_texts_to_cells(
     cells; ``widgets`` are the screen's other elements."""
     if image is None or not texts:
         return list(texts)
-    heights = boxes_of(texts)[:, 3] - boxes_of(texts)[:, 1]
+    lines = boxes_of(texts)
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
-    horizontal, vertical = rule_masks(grey, float(np.median(heights)))
+    horizontal, vertical = rule_masks(grey, float(np.median(lines[:, 3] - lines[:, 1])))
     pieces = cut_at_rules(texts, grey, vertical)
     boxes = boxes_of(pieces).astype(np.int64)
     others = boxes_of(widgets).astype(np.int64).reshape(-1, 4)
     cells = cell_boxes(boxes, others, horizontal, vertical, image.shape[1])
     return [
-        piece.replace(bbox=tuple(int(v) for v in cell)) if cell[0] >= 0 else piece
+        piece.replace(bbox=tuple(cell)) if cell[0] >= 0 else piece
         for piece, cell in zip(pieces, cells.tolist(), strict=True)
     ]
