@@ -13,8 +13,8 @@
 - Text inside an atomic widget (button, input, link, tab, any detector box) becomes that widget's text;
   text inside a container (region, image) stays its own element. A detector box with text is a button,
   or a list item when it spans most of the screen's width; without text it is an icon button.
-- A free text line in a ruled table cell takes the cell's extent, cut first where OCR read it across a
-  vertical rule (:mod:`.ruled_cells`).
+- A free text line or a detector's caption box in a ruled table cell takes the cell's extent, a line cut
+  first where OCR read it across a vertical rule (:mod:`.ruled_cells`).
 - Ids are assigned 0..N-1 in reading order: rows top to bottom, left to right within a row.
 """
 
@@ -46,7 +46,7 @@ from detact_service.understanding.line_split import (
     split_lines_at_boxes,
     words_for_boxes_on_lines,
 )
-from detact_service.understanding.ruled_cells import fit_texts_to_cells
+from detact_service.understanding.ruled_cells import fit_to_cells
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -583,7 +583,7 @@ def merge_elements(
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
     others = words_for_boxes_on_lines(image, texts, others)
-    texts = fit_texts_to_cells(image, texts, others)
+    texts, others = fit_to_cells(image, texts, others)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)
     others = unlabelled_marks_to_icons(texts, others)

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import Element
+from detact_service.core import Element, ElementType
 from detact_service.detectors.classical_pixels import box_sums
 from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
@@ -53,6 +53,17 @@ PIECE_HEIGHTS = 0.6
 cell's border, round the padded box."""
 POOL = 2
 """Scale down of the rule mask whose regions are labelled."""
+CELL_HOLDERS = frozenset(
+    {ElementType.TEXT, ElementType.BUTTON, ElementType.LIST_ITEM, ElementType.LINK, ElementType.ICON}
+)
+"""Widgets with text that may be a cell's caption boxed by a detector; one drawn in a frame of its own (a
+button) keeps its extent (:func:`is_framed`)."""
+FRAME_SPAN = 0.7
+"""Share of a box's width a frame's edge spans (and at most the rest of it outside the box)."""
+FRAME_SLACK = 3
+"""Pixels between a detector's box and the frame it found."""
+FRAME_REACH = 12
+"""Pixels past a box's ends where a table's row line runs on and a frame's edge has stopped."""
 WORD_SLACK = 0.15
 """How far (share of the line's width) a word boundary may lie from the rule that cuts there."""
 
@@ -195,21 +206,50 @@ def cell_boxes(texts: IntBoxes, others: IntBoxes, horizontal: Mask, vertical: Ma
     return cells
 
 
-def fit_texts_to_cells(
+def is_framed(horizontal: Mask, box: tuple[int, int, int, int]) -> bool:
+    """Whether a box is drawn round with a frame of its own (a button's): above and below its middle a
+    horizontal rule spans most of its width and stops at its ends, where a table's row lines run on."""
+    x1, y1, x2, y2 = box
+    height, width = horizontal.shape
+    if x2 - x1 < 2 * FRAME_REACH or x1 < FRAME_REACH or x2 > width - FRAME_REACH:
+        return False
+    rows = horizontal[max(y1 - FRAME_SLACK, 0) : min(y2 + FRAME_SLACK, height)]
+    inside = rows[:, x1 + FRAME_SLACK : x2 - FRAME_SLACK].mean(axis=1) >= FRAME_SPAN
+    outside = np.maximum(
+        rows[:, x1 - FRAME_REACH : x1 - FRAME_SLACK].mean(axis=1),
+        rows[:, x2 + FRAME_SLACK : x2 + FRAME_REACH].mean(axis=1),
+    )
+    frame = np.flatnonzero(inside & (outside < 1 - FRAME_SPAN))
+    middle = (y2 - y1) / 2 + min(y1, FRAME_SLACK)
+    return bool(len(frame)) and frame.min() < middle < frame.max()
+
+
+def fit_to_cells(
     image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
-) -> list[Element]:
-    """Free text lines (``texts``: no widget holds them) cut at vertical rules and fitted to their ruled
-    cells; ``widgets`` are the screen's other elements."""
-    if image is None or not texts:
-        return list(texts)
-    lines = boxes_of(texts)
+) -> tuple[list[Element], list[Element]]:
+    """``(texts, widgets)`` with the free text lines (``texts``: no widget holds them) cut at vertical rules,
+    and each of them and each widget that only boxes a caption (:data:`CELL_HOLDERS` with text) fitted to
+    its ruled cell."""
+    holder = [bool(w.text) and w.type in CELL_HOLDERS for w in widgets]
+    captions = [w for w, held in zip(widgets, holder, strict=True) if held]
+    if image is None or (not texts and not captions):
+        return list(texts), list(widgets)
+    lines = boxes_of(texts or captions)  # the text lines' heights (a detector pads its boxes)
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     horizontal, vertical = rule_masks(grey, float(np.median(lines[:, 3] - lines[:, 1])))
     pieces = cut_at_rules(texts, grey, vertical)
-    boxes = boxes_of(pieces).astype(np.int64)
-    others = boxes_of(widgets).astype(np.int64).reshape(-1, 4)
-    cells = cell_boxes(boxes, others, horizontal, vertical, image.shape[1])
-    return [
-        piece.replace(bbox=tuple(cell)) if cell[0] >= 0 else piece
-        for piece, cell in zip(pieces, cells.tolist(), strict=True)
+    holder = [held and not is_framed(horizontal, w.bbox) for w, held in zip(widgets, holder, strict=True)]
+    captions = [w for w, held in zip(widgets, holder, strict=True) if held]
+    others = boxes_of([w for w, held in zip(widgets, holder, strict=True) if not held]).astype(np.int64)
+    candidates = [*pieces, *captions]
+    cells = cell_boxes(
+        boxes_of(candidates).astype(np.int64), others.reshape(-1, 4), horizontal, vertical, image.shape[1]
+    )
+    fitted = [
+        element.replace(bbox=tuple(cell)) if cell[0] >= 0 else element
+        for element, cell in zip(candidates, cells.tolist(), strict=True)
+    ]
+    fitted_captions = iter(fitted[len(pieces) :])
+    return fitted[: len(pieces)], [
+        next(fitted_captions) if held else w for w, held in zip(widgets, holder, strict=True)
     ]

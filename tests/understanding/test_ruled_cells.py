@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw, ImageFont
 from detact_service.core import Element, ElementType
 from detact_service.settings import Settings
 from detact_service.understanding.merge import merge_elements
-from detact_service.understanding.ruled_cells import cut_at_rules, fit_texts_to_cells
+from detact_service.understanding.ruled_cells import cut_at_rules, fit_to_cells
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 COLUMNS = (10, 100, 180, 700)  # rule x positions: three columns, the last one stretched
@@ -112,6 +112,20 @@ def test_text_off_the_table_or_beside_another_control_keeps_its_box() -> None:
     free = Element((24, 128, 120, 146), ElementType.TEXT, text="Connected", source="ocr")
     in_cell = Element((14, 27, 70, 43), ElementType.TEXT, text="871.95", source="ocr")
     icon = Element((80, 26, 96, 44), ElementType.ICON, source="detector", score=0.5)
-    fitted = fit_texts_to_cells(canvas, [free, in_cell], [icon])
-    assert fitted == [free, in_cell]
-    assert near(fit_texts_to_cells(canvas, [in_cell], [])[0].bbox, cells["871.95"])
+    assert fit_to_cells(canvas, [free, in_cell], [icon]) == ([free, in_cell], [icon])
+    (fitted,), _ = fit_to_cells(canvas, [in_cell], [])
+    assert near(fitted.bbox, cells["871.95"])
+    caption = Element((12, 26, 80, 44), ElementType.LIST_ITEM, text="871.95", source="detector", score=0.4)
+    _, (boxed,) = fit_to_cells(canvas, [], [caption])
+    assert near(boxed.bbox, cells["871.95"])
+
+
+def test_a_button_framed_in_a_cell_keeps_its_extent() -> None:
+    image, cells = draw_table("light")
+    framed = Image.fromarray(image)
+    ImageDraw.Draw(framed).rectangle(
+        (400, 24, 520, 46), outline=(120, 120, 120)
+    )  # a button in the last column
+    button = Element((398, 22, 523, 49), ElementType.BUTTON, text="Open", source="detector", score=0.6)
+    assert fit_to_cells(np.asarray(framed), [], [button]) == ([], [button])
+    assert near(fit_to_cells(image, [], [button])[1][0].bbox, cells["2024-05-21"])  # no frame: the cell
