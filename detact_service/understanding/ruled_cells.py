@@ -117,23 +117,25 @@ def cut_at_rules(texts: Sequence[Element], grey: Grey, vertical: Mask) -> list[E
             out.append(text)
             continue
         x1, y1, x2, y2 = boxes[index].tolist()
-        crop = grey[y1:y2, max(x1 - 2, 0) : x2 + 2]
-        lines = thin_lines(crop)[:, x1 - max(x1 - 2, 0) :][:, : x2 - x1]
-        spread = np.ptp(np.sort(crop[:, x1 - max(x1 - 2, 0) :][:, : x2 - x1], axis=0)[1:-1], axis=0)
-        rules = lines & (vertical[y1:y2, x1:x2] > 0)
-        out.extend(cut_line(text, words, rules.sum(axis=0) >= CUT_COVER * (y2 - y1), spread <= RULE_SPREAD))
+        left = max(x1 - 2, 0)
+        crop = grey[y1:y2, left : x2 + 2]  # two more columns each side for the thin-line test
+        inner = slice(x1 - left, x2 - left)
+        spread = np.ptp(np.sort(crop[:, inner], axis=0)[1:-1], axis=0)
+        rules = thin_lines(crop)[:, inner] & (vertical[y1:y2, x1:x2] > 0)
+        crossed = rules.sum(axis=0) >= CUT_COVER * (y2 - y1)
+        out.extend(cut_line(text, (x1, y1, x2, y2), words, crossed & (spread <= RULE_SPREAD)))
     return out
 
 
 def cut_line(
-    text: Element, words: list[str], crossed: npt.NDArray[np.bool_], even: npt.NDArray[np.bool_]
+    text: Element, box: tuple[int, int, int, int], words: list[str], ruled: npt.NDArray[np.bool_]
 ) -> list[Element]:
-    """One line cut at the columns of its box that a rule ``crossed`` from top to bottom in one ``even``
-    shade, away from the box's ends (itself when the words do not fit the cuts or two cuts lie closer than
-    a letter)."""
-    x1, y1, x2, y2 = text.bbox
+    """One line (``box``: its box within the screen) cut at the columns that a rule of one shade crosses
+    from top to bottom (``ruled``), away from the box's ends (itself when the words do not fit the cuts or
+    two cuts lie closer than a letter)."""
+    x1, y1, x2, y2 = box
     margin = PIECE_HEIGHTS * (y2 - y1)
-    crossing = np.flatnonzero(crossed & even)
+    crossing = np.flatnonzero(ruled)
     if len(crossing) == 0:
         return [text]
     runs = np.split(crossing, np.flatnonzero(np.diff(crossing) > 1) + 1)
