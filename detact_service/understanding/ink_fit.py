@@ -24,6 +24,7 @@ from detact_service.detectors.classical_pixels import border_pixels, box_sums, e
 from detact_service.geometry import areas, boxes_of, containment
 from detact_service.stages import RGBImage
 from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
+from detact_service.understanding.line_split import RULE_SHARE
 
 OCR_SOURCE = "ocr"
 TEXT_INSIDE = 0.6
@@ -329,7 +330,7 @@ def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Elem
         if cx1 - cx0 < 6 or cy1 - cy0 < 6:
             continue
         ink, _ = ink_against_border(image[cy0:cy1, cx0:cx1])
-        ink = ink[ink.mean(axis=1) < FRAME_ROW_SHARE]  # a frame's or rule's row across the box
+        ink = ink[ink.mean(axis=1) < RULE_SHARE]  # a frame's or rule's row across the box
         if not len(ink):
             continue
         columns = np.flatnonzero(ink.any(axis=0) & (ink.mean(axis=0) < FRAME_COLUMN_SHARE))
@@ -341,9 +342,6 @@ def fit_labels_to_ink(image: RGBImage, elements: Sequence[Element]) -> list[Elem
     return out
 
 
-FRAME_ROW_SHARE = 0.6
-"""A row of a check box's row inked across this share of its width is a frame's or a rule's, not its
-label's."""
 FRAME_COLUMN_SHARE = 0.8
 """A column inked down this share of the row's height is a frame's side (a group box's, round the
 options), not its label's (a letter's stem spans the glyphs, about half of the row)."""
