@@ -85,7 +85,8 @@ class DetectorSettings(StageSettings):
     input_size: int | None = Field(
         None,
         ge=32,
-        description="The longer side, in pixels, at which the first detector reads a screen at most (a "
+        description="The longer side, in pixels, at which the first detector (or the desktop one in its "
+        "place) reads a screen at most (a "
         "smaller one at its own scale, one under 640 enlarged to 640); unset = the manifest's (1280). 640 "
         "reads every screen at 640, as before 2026-11-27: faster, fewer web controls found.",
     )
@@ -103,6 +104,12 @@ class DetectorSettings(StageSettings):
         "ui-detector-phone",
         description="A detector run instead of the first on phone-shaped screens (at least 1.6 times taller "
         "than wide), fine-tuned for them; empty, or absent from the manifest: the first everywhere.",
+    )
+    desktop_model: str = Field(
+        "ui-detector-desktop",
+        description="A detector run instead of the first on screens wider than tall (desktops, web pages): "
+        "the phone detector's weights read at the screen's own scale; empty, or absent from the manifest: "
+        "the first on those screens too.",
     )
     batch_size: int = Field(
         0,

@@ -97,6 +97,11 @@ def phone_detector(settings: Settings) -> ModelSpec | None:
     return optional_detector(settings, settings.detector.phone_model)
 
 
+def desktop_detector(settings: Settings) -> ModelSpec | None:
+    """The detector that replaces the first on screens wider than tall, if any."""
+    return optional_detector(settings, settings.detector.desktop_model)
+
+
 def is_phone_shaped(image: RGBImage) -> bool:
     return bool(image.shape[0] >= PHONE_ASPECT * image.shape[1])
 
@@ -216,7 +221,8 @@ def is_agnostic(spec: ModelSpec) -> bool:
 class YoloOnnxDetector(Backend):
     """Runs the detector on a batch of screenshots in one ONNX Runtime call per input shape; on screens
     wider than tall, a second detector (``landscape_model``) too, its boxes added where the first has none;
-    on phone-shaped screens, the phone detector (``phone_model``) instead of the first."""
+    on phone-shaped screens, the phone detector (``phone_model``) instead of the first, and on screens wider
+    than tall the desktop one (``desktop_model``)."""
 
     config = ("detector",)
     image_only = True
@@ -226,6 +232,7 @@ class YoloOnnxDetector(Backend):
         self.spec = detector_model_path(settings)
         self.landscape_spec = landscape_detector(settings)
         self.phone_spec = phone_detector(settings)
+        self.desktop_spec = desktop_detector(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -238,8 +245,10 @@ class YoloOnnxDetector(Backend):
 
     @property
     def specs(self) -> list[ModelSpec]:
-        """The detectors this stage runs: the first, then the landscape and the phone ones if any."""
-        return [self.spec, *(spec for spec in (self.landscape_spec, self.phone_spec) if spec is not None)]
+        """The detectors this stage runs: the first, then the landscape, the phone and the desktop ones if
+        any."""
+        others = (self.landscape_spec, self.phone_spec, self.desktop_spec)
+        return [self.spec, *(spec for spec in others if spec is not None)]
 
     def model_version(self) -> str | None:
         return "+".join(spec.version_tag() for spec in self.specs)
@@ -254,10 +263,12 @@ class YoloOnnxDetector(Backend):
             return chosen
         return max(images, 1) if resolve_device(self.settings) == "cuda" else 1
 
-    def first_input_size(self) -> int:
-        """The longer side the first detector reads a screen at most: ``DETACT_DETECTOR__INPUT_SIZE``, else
-        its manifest's."""
-        return self.settings.detector.input_size or self.spec.input_size
+    def input_size_for(self, spec: ModelSpec) -> int:
+        """The longer side detector ``spec`` reads a screen at most: its manifest's, or for the first and the
+        desktop detector ``DETACT_DETECTOR__INPUT_SIZE`` when set (the phone one keeps its training size)."""
+        if spec is self.phone_spec:
+            return spec.input_size
+        return self.settings.detector.input_size or spec.input_size
 
     def detect(
         self,
@@ -307,9 +318,17 @@ class YoloOnnxDetector(Backend):
             found.append((boxes[sizable], scores[sizable], [types[c] for c in kept], [source] * len(kept)))
         return found
 
+    def first_for(self, image: RGBImage) -> ModelSpec:
+        """The detector that reads ``image`` first: the phone one on a phone-shaped screen, the desktop one
+        on a screen wider than tall, else the first."""
+        if self.phone_spec is not None and is_phone_shaped(image):
+            return self.phone_spec
+        if self.desktop_spec is not None and image.shape[1] > image.shape[0]:
+            return self.desktop_spec
+        return self.spec
+
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        phone = self.phone_spec
-        chosen = [phone if phone and is_phone_shaped(image) else self.spec for image in images]
+        chosen = [self.first_for(image) for image in images]
         by_image: dict[int, Detections] = {}
         for spec in {id(spec): spec for spec in chosen}.values():  # one batched call per detector
             members = [i for i, used in enumerate(chosen) if used is spec]
@@ -317,7 +336,7 @@ class YoloOnnxDetector(Backend):
                 spec,
                 [images[i] for i in members],
                 self.settings.detector.conf,
-                size=self.first_input_size() if spec is self.spec else None,
+                size=self.input_size_for(spec),
             )
             by_image.update(zip(members, detected, strict=True))
         found = [by_image[i] for i in range(len(images))]

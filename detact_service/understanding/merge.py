@@ -38,7 +38,7 @@ from detact_service.core import (
     ScreenParse,
 )
 from detact_service.stages import Backend, RGBImage, register
-from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text
+from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text, is_letter_text
 from detact_service.understanding.ink_fit import drop_bare_boxes, fit_to_ink, ink_against_border
 from detact_service.understanding.line_split import (
     boxes_on_lines,
@@ -54,6 +54,7 @@ SOURCE_TRUST = {"detector": 2.0, "segment": 1.0}
 SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the same control
 PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this many times its area, is it
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
+ROW_RUN = 4.0  # a label's box beside its mark that runs this many mark heights past the label is a row
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
@@ -233,7 +234,8 @@ def caption_boxes(
 
 
 def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
-    """Drop a detector box around one checkbox or radio and its one-line label: the mark is the control.
+    """Drop a detector box around one checkbox or radio and its one-line label, or round the label alone
+    right beside the mark: the mark is the control.
 
     The mark then takes the label (:func:`label_marks`) and its own box stays the click target. A box
     whose texts lie on several rows (a list item with a title and a subtitle) is no mark row.
@@ -243,18 +245,42 @@ def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list
     if not detected.any() or not marks.any():
         return list(widgets)
     boxes = np.asarray([w.bbox for w in widgets], dtype=np.float64)
+    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
+    text_inside = geometry.containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
     held = geometry.containment(boxes[marks], boxes[detected]) >= GROUP_INSIDE  # [mark, detector box]
+    held |= labels_beside_marks(boxes[marks], boxes[detected], text_boxes, text_inside)
     mark_heights = (boxes[marks, 3] - boxes[marks, 1])[:, None]
     row_heights = (boxes[detected, 3] - boxes[detected, 1])[None, :]
     one_mark = (held.sum(axis=0) == 1) & (held & (row_heights <= ROW_HEIGHTS * mark_heights)).any(axis=0)
-    text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
-    text_inside = geometry.containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
     text_centres = (text_boxes[:, 1] + text_boxes[:, 3]) / 2
     mark_centres = ((boxes[marks, 1] + boxes[marks, 3]) / 2)[held.argmax(axis=0)]
     off_row = text_inside & (np.abs(text_centres[:, None] - mark_centres[None, :]) > mark_heights.max())
     drop = np.zeros(len(widgets), dtype=bool)
     drop[np.flatnonzero(detected)] = one_mark & ~off_row.any(axis=0)
     return [w for w, dropped in zip(widgets, drop, strict=True) if not dropped]
+
+
+def labels_beside_marks(
+    marks: npt.NDArray[np.float64],
+    boxes: npt.NDArray[np.float64],
+    text_boxes: npt.NDArray[np.float64],
+    text_inside: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.bool_]:
+    """``[mark, box]``: the box is a label's row beside the mark (a phone-trained detector boxes a web
+    checkbox's label from beside the mark to the page's edge): it starts right of the mark's middle and
+    within a label's gap of its right edge, spans the mark's row, holds text and runs on past its text by
+    :data:`ROW_RUN` mark heights (a link or a button beside a mark is drawn round its text or icon)."""
+    heights = (marks[:, 3] - marks[:, 1])[:, None]
+    starts = boxes[None, :, 0]
+    beside = (starts >= (marks[:, 0] + marks[:, 2])[:, None] / 2) & (
+        starts - marks[:, 2, None] <= LABEL_TAKEN * heights
+    )
+    centres = ((marks[:, 1] + marks[:, 3]) / 2)[:, None]
+    spans_row = (boxes[None, :, 1] <= centres) & (boxes[None, :, 3] >= centres)
+    text_ends = np.where(text_inside, text_boxes[:, 2, None], -np.inf).max(axis=0, initial=-np.inf)
+    text_ends[np.isinf(text_ends)] = np.inf  # a box without text runs on past nothing
+    runs_on = boxes[None, :, 2] - text_ends[None, :] >= ROW_RUN * heights
+    return np.asarray(beside & spans_row & runs_on, dtype=bool)
 
 
 def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
@@ -470,11 +496,11 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     """Drop OCR lines that are widgets read as glyphs: a checkbox read as '口', a close icon as '×', a
     toolbar's icons as ``图三书三首だ``.
 
-    Such a line lies inside a checkbox or radio, or is glyph-like and overlaps another widget's box, or is
-    read with little confidence (:data:`WORD_CONFIDENCE`) and holds :data:`ICON_ROW` detector boxes or
-    more. On the 60 ScreenAgent desktops the last kind are 21 toolbar, window-button and tray rows (`日·Ω`
-    at 0.58, `-口x` at 0.57, `入只4ENG` at 0.74) and one clipped heading, each a text element of nonsense
-    over the icons the detector found one by one.
+    Such a line lies inside a checkbox or radio (or is one letter or glyph round one), or is glyph-like
+    and overlaps another widget's box, or is read with little confidence (:data:`WORD_CONFIDENCE`) and
+    holds :data:`ICON_ROW` detector boxes or more. On the 60 ScreenAgent desktops the last kind are 21
+    toolbar, window-button and tray rows (`日·Ω` at 0.58, `-口x` at 0.57, `入只4ENG` at 0.74) and one
+    clipped heading, each a text element of nonsense over the icons the detector found one by one.
     """
     if not texts or not widgets:
         return list(texts)
@@ -485,7 +511,11 @@ def drop_misread_widgets(texts: Sequence[Element], widgets: Sequence[Element]) -
     detected = np.asarray([w.source == DETECTOR_SOURCE for w in widgets])
     glyph = np.asarray([is_glyph_text(t.text or "", t.score) for t in texts])
     unsure = np.asarray([t.score < WORD_CONFIDENCE for t in texts])
-    in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1)
+    letter = np.asarray([is_letter_text(t.text) for t in texts])
+    # a tick read as one letter ('V') round the mark: the mark's segment box is tighter than OCR's
+    in_control = (text_in_widget[:, is_control] >= TEXT_INSIDE).any(axis=1) | (
+        (glyph | letter) & (widget_in_text[:, is_control] >= GROUP_INSIDE).any(axis=1)
+    )
     overlaps = ((text_in_widget >= TEXT_INSIDE) | (widget_in_text >= TEXT_INSIDE)).any(axis=1)
     on_line = boxes_on_lines(widget_boxes[detected], text_boxes).T  # [line, detector box]
     icon_row = unsure & (on_line.sum(axis=1) >= ICON_ROW)

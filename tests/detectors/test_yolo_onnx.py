@@ -153,11 +153,45 @@ def test_a_detector_with_a_minimum_size_enlarges_only_screens_below_it() -> None
     assert input_hw(dynamic, 1440, 2560, 1280, upscale=False, min_size=640) == (736, 1280)
 
 
-def test_the_shipped_detector_reads_screens_at_most_at_1280_and_the_setting_overrides() -> None:
-    shipped = Settings(device="cpu")
-    assert YoloOnnxDetector(shipped).first_input_size() == 1280
-    lowered = shipped.model_copy(update={"detector": DetectorSettings(input_size=640)})
-    assert YoloOnnxDetector(lowered).first_input_size() == 640
+def test_the_shipped_detectors_read_at_their_sizes_and_the_setting_overrides_all_but_the_phones() -> None:
+    shipped = YoloOnnxDetector(Settings(device="cpu"))
+    assert shipped.desktop_spec is not None and shipped.phone_spec is not None
+    assert [shipped.input_size_for(spec) for spec in (shipped.spec, shipped.desktop_spec)] == [1280, 1280]
+    assert shipped.input_size_for(shipped.phone_spec) == 640
+    lowered = YoloOnnxDetector(Settings(device="cpu", detector=DetectorSettings(input_size=800)))
+    assert lowered.desktop_spec is not None and lowered.phone_spec is not None
+    assert [lowered.input_size_for(spec) for spec in (lowered.spec, lowered.desktop_spec)] == [800, 800]
+    assert lowered.input_size_for(lowered.phone_spec) == 640
+
+
+def test_a_desktop_detector_replaces_the_first_on_screens_wider_than_tall_only(tmp_path: Path) -> None:
+    write_model(tmp_path)
+    write_model(tmp_path, "desk", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
+    stage = YoloOnnxDetector(
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(desktop_model="desk"))
+    )
+    wide = np.full((64, 128, 3), 255, np.uint8)
+    square = np.full((64, 64, 3), 255, np.uint8)
+    tall = np.full((128, 64, 3), 255, np.uint8)
+    parses = stage.run(
+        [wide, square, tall], [ScreenParse(128, 64), ScreenParse(64, 64), ScreenParse(64, 128)]
+    )
+    # the desktop model's two boxes above its own threshold, typed by the merge, as the first detector's
+    assert sorted((e.type, e.bbox, e.score, e.source) for e in parses[0].elements) == [
+        (ElementType.ICON, (12, 6, 52, 26), 0.5, "detector"),
+        (ElementType.ICON, (72, 8, 88, 24), 0.6, "detector"),
+    ]
+    for parse in parses[1:]:
+        assert {e.type for e in parse.elements} == {ElementType.BUTTON, ElementType.CHECKBOX}
+    assert "+desk:" in stage.model_version()
+    absent = YoloOnnxDetector(
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(desktop_model=""))
+    )
+    assert absent.desktop_spec is None
+    assert {e.type for e in absent.run([wide], [ScreenParse(128, 64)])[0].elements} == {
+        ElementType.BUTTON,
+        ElementType.CHECKBOX,
+    }
 
 
 def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_path: Path) -> None:

@@ -62,6 +62,32 @@ def test_a_checkbox_misread_as_a_glyph_is_not_also_text() -> None:
     assert [(e.type, e.text) for e in merged] == [(ElementType.CHECKBOX, "Accept terms")]
 
 
+def test_a_checkbox_whose_tick_is_read_as_a_letter_and_whose_label_is_boxed_alone_carries_its_label() -> None:
+    """The form (examples/form.png): the phone-trained detector boxes the label from beside the mark to the
+    page's edge, and OCR reads the tick, in a box larger than the mark's, as ``V``."""
+    elements = [
+        Element(bbox=(620, 482, 643, 505), type=ElementType.CHECKBOX, source="segment"),
+        text((615, 477, 650, 508), "V"),
+        Element(bbox=(640, 470, 1313, 520), type=ElementType.ICON, source="detector", score=0.08),
+        text((655, 482, 790, 506), "Remember me"),
+        Element(bbox=(620, 532, 643, 555), type=ElementType.CHECKBOX, source="segment"),
+        Element(bbox=(651, 516, 1314, 571), type=ElementType.ICON, source="detector", score=0.08),
+        text((655, 532, 880, 556), "Send me the newsletter"),
+        # a button right of a mark but past a label's gap keeps its box
+        Element(bbox=(620, 600, 643, 623), type=ElementType.RADIO, source="segment"),
+        text((655, 600, 720, 624), "Other"),
+        Element(bbox=(760, 596, 900, 628), type=ElementType.ICON, source="detector", score=0.6),
+        text((790, 600, 870, 624), "Browse"),
+    ]
+    merged = merge_elements(elements, 1920, 1080)
+    assert [(e.type, e.bbox, e.text) for e in merged] == [
+        (ElementType.CHECKBOX, (620, 482, 643, 505), "Remember me"),
+        (ElementType.CHECKBOX, (620, 532, 643, 555), "Send me the newsletter"),
+        (ElementType.RADIO, (620, 600, 643, 623), "Other"),
+        (ElementType.BUTTON, (760, 596, 900, 628), "Browse"),
+    ]
+
+
 def test_a_two_character_label_under_a_tab_icon_is_the_tab_s_text() -> None:
     """A phone's tab bar (phone_real, com.microsoft.bing): the icon read as a glyph, the label a word."""
     elements = [

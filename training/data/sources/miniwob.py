@@ -49,6 +49,11 @@ if (core.EP_TIMER !== null) { clearTimeout(core.EP_TIMER); core.EP_TIMER = null;
 const w = document.getElementById('wrap').getBoundingClientRect();
 return [Math.ceil(w.right), Math.ceil(w.bottom)];
 """
+READY_JS = (
+    "return document.readyState === 'complete' && typeof Math.seedrandom === 'function' "
+    "&& typeof core !== 'undefined';"
+)
+LOAD_TRIES = 3
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +96,18 @@ class MiniWobRenderer:
         rng = random.Random(f"miniwob-{seed}")
         return rng.choice(self.tasks), rng.choice(SCALES)
 
+    def load(self, task: str) -> None:
+        """Open a task page and wait until its scripts have run; on a busy CPU the load event has come
+        before ``Math.seedrandom`` existed (twice in four evaluation runs), so the page is opened again."""
+        assert self.driver is not None
+        for _ in range(LOAD_TRIES):
+            self.driver.get((task_folder() / f"{task}.html").as_uri())
+            for _ in range(100):
+                if self.driver.execute_script(READY_JS):
+                    return
+                time.sleep(0.05)
+        raise RuntimeError(f"MiniWoB++ task {task!r} did not load its scripts in {LOAD_TRIES} tries")
+
     def render(self, seed: int) -> tuple[Image.Image, ScreenLabels]:
         """One task screen after ``Math.seedrandom(seed)`` and ``core.startEpisodeReal()``."""
         if seed < MIN_SEED:
@@ -99,7 +116,7 @@ class MiniWobRenderer:
             raise RuntimeError("use the renderer as a context manager")
         task, scale = self.task_for(seed)
         set_viewport(self.driver, 160, 210, scale)
-        self.driver.get((task_folder() / f"{task}.html").as_uri())
+        self.load(task)
         right, bottom = self.driver.execute_script(START_JS, seed)
         for _ in range(40):  # tasks that build their problem asynchronously say when they are ready
             if self.driver.execute_script("return typeof WOB_TASK_READY === 'undefined' || WOB_TASK_READY;"):
