@@ -76,6 +76,18 @@ def test_a_row_from_file_with_menu_titles_is_a_menu_bar() -> None:
     assert all(e.state.checked is None for e in parse.elements[: len(titles)])  # no check on a menu title
 
 
+def test_a_menu_bar_whose_file_box_reaches_into_the_title_bar_keeps_its_last_title() -> None:
+    """LibreOffice Writer on a real desktop, read by the desktop detector: ``File`` boxed from the screen's
+    top (45 px tall), ``Help`` 22 px tall."""
+    boxes = {"File": (0, 0, 40, 45), "Edit": (39, 18, 81, 45), "View": (80, 17, 129, 45)}
+    boxes |= {"Insert": (128, 18, 180, 45), "Format": (181, 19, 242, 45), "Styles": (244, 19, 297, 45)}
+    boxes |= {"Table": (301, 19, 348, 45), "Form": (349, 22, 396, 45), "Tools": (398, 20, 447, 45)}
+    boxes |= {"Window": (447, 18, 515, 45), "Help": (518, 22, 557, 44)}
+    items = [Element(box, ElementType.BUTTON, text=title) for title, box in boxes.items()]
+    parse = layout_types(parse_of(*items))
+    assert [(e.text, e.type) for e in parse.elements] == [(title, ElementType.MENU_ITEM) for title in boxes]
+
+
 def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
     def row(titles: list[str]) -> list[Element]:
         return [
