@@ -164,59 +164,38 @@ def test_the_shipped_detectors_read_at_their_sizes_and_the_setting_overrides_all
     assert lowered.input_size_for(lowered.phone_spec) == 640
 
 
-def test_a_desktop_detector_replaces_the_first_on_screens_wider_than_tall_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("setting", "spec", "own", "others"),
+    [
+        # 2:1, a phone's shape; 1.25:1, portrait but not a phone; landscape
+        ("phone_model", "phone_spec", (128, 64), [(80, 64), (64, 128)]),
+        # landscape; square; tall
+        ("desktop_model", "desktop_spec", (64, 128), [(64, 64), (128, 64)]),
+    ],
+)
+def test_a_stand_in_detector_replaces_the_first_on_its_screens_only(
+    tmp_path: Path, setting: str, spec: str, own: tuple[int, int], others: list[tuple[int, int]]
+) -> None:
     write_model(tmp_path)
-    write_model(tmp_path, "desk", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
+    write_model(tmp_path, "stand-in", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
     stage = YoloOnnxDetector(
-        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(desktop_model="desk"))
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(**{setting: "stand-in"}))
     )
-    wide = np.full((64, 128, 3), 255, np.uint8)
-    square = np.full((64, 64, 3), 255, np.uint8)
-    tall = np.full((128, 64, 3), 255, np.uint8)
-    parses = stage.run(
-        [wide, square, tall], [ScreenParse(128, 64), ScreenParse(64, 64), ScreenParse(64, 128)]
-    )
-    # the desktop model's two boxes above its own threshold, typed by the merge, as the first detector's
-    assert sorted((e.type, e.bbox, e.score, e.source) for e in parses[0].elements) == [
-        (ElementType.ICON, (12, 6, 52, 26), 0.5, "detector"),
-        (ElementType.ICON, (72, 8, 88, 24), 0.6, "detector"),
+    screens = [np.full((*shape, 3), 255, np.uint8) for shape in (own, *others)]
+    parses = stage.run(screens, [ScreenParse(w, h) for h, w in (own, *others)])
+    # the stand-in's two boxes above its own threshold, typed by the merge, as the first detector's
+    assert sorted((e.type, e.score, e.source) for e in parses[0].elements) == [
+        (ElementType.ICON, 0.5, "detector"),
+        (ElementType.ICON, 0.6, "detector"),
     ]
     for parse in parses[1:]:
         assert {e.type for e in parse.elements} == {ElementType.BUTTON, ElementType.CHECKBOX}
-    assert "+desk:" in stage.model_version()
+    assert "+stand-in:" in stage.model_version()
     absent = YoloOnnxDetector(
-        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(desktop_model=""))
+        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(**{setting: "absent"}))
     )
-    assert absent.desktop_spec is None
-    assert {e.type for e in absent.run([wide], [ScreenParse(128, 64)])[0].elements} == {
-        ElementType.BUTTON,
-        ElementType.CHECKBOX,
-    }
-
-
-def test_a_phone_detector_replaces_the_first_on_phone_shaped_screens_only(tmp_path: Path) -> None:
-    write_model(tmp_path)
-    write_model(tmp_path, "phone", LANDSCAPE_HEAD, ["Button", "Menu"], agnostic=True, conf=0.3)
-    stage = YoloOnnxDetector(
-        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(phone_model="phone"))
-    )
-    phone = np.full((128, 64, 3), 255, np.uint8)  # 2:1, a phone's shape
-    tablet = np.full((80, 64, 3), 255, np.uint8)  # 1.25:1, portrait but not a phone
-    wide = np.full((64, 128, 3), 255, np.uint8)
-    parses = stage.run(
-        [phone, tablet, wide], [ScreenParse(64, 128), ScreenParse(64, 80), ScreenParse(128, 64)]
-    )
-    on_phone = sorted((e.type, e.score, e.source) for e in parses[0].elements)
-    # the phone model's two boxes above its own threshold, typed by the merge, as the first detector's
-    assert on_phone == [(ElementType.ICON, 0.5, "detector"), (ElementType.ICON, 0.6, "detector")]
-    for parse in parses[1:]:
-        assert {e.type for e in parse.elements} == {ElementType.BUTTON, ElementType.CHECKBOX}
-    assert "+phone:" in stage.model_version()
-    absent = YoloOnnxDetector(
-        Settings(models_dir=tmp_path, device="cpu", detector=DetectorSettings(phone_model="absent"))
-    )
-    assert absent.phone_spec is None
-    assert {e.type for e in absent.run([phone], [ScreenParse(64, 128)])[0].elements} == {
+    assert getattr(absent, spec) is None
+    assert {e.type for e in absent.run(screens[:1], [ScreenParse(own[1], own[0])])[0].elements} == {
         ElementType.BUTTON,
         ElementType.CHECKBOX,
     }
