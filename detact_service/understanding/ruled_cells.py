@@ -36,6 +36,8 @@ RULE_HEIGHTS = 2.5
 RULE_SPREAD = 12
 """Grey levels a rule's pixels span across a line it cuts (one pixel off at each end): a rule is drawn in
 one shade, where a letter's stem gives way to the ground and JPEG noise can pass for a thin line."""
+CELL_GROW = 2
+"""Pixels a cell reaches past the region its rules leave, on every side (into the rules)."""
 CROSSING_GAP = 5
 """Pixels of a vertical rule that a crossing horizontal one may interrupt."""
 CELL_HEIGHTS = 2.5
@@ -180,7 +182,12 @@ def cell_boxes(texts: IntBoxes, others: IntBoxes, horizontal: Mask, vertical: Ma
     left, top, cell_w, cell_h, area = (
         stats[region].T * np.array([[POOL], [POOL], [POOL], [POOL], [POOL**2]])
     ).astype(np.int64)
-    found = np.stack([left, top, left + cell_w, top + cell_h], axis=1)
+    # the rules' own pixels (a line's two edges, a bevel's light and dark lines) belong to the cell's extent
+    grown = np.stack(
+        [left - CELL_GROW, top - CELL_GROW, left + cell_w + CELL_GROW, top + cell_h + CELL_GROW], axis=1
+    )
+    screen_h, screen_w = horizontal.shape[:2]
+    found = grown.clip(0, [screen_w, screen_h, screen_w, screen_h])
     text_w, text_h = texts[:, 2] - texts[:, 0], texts[:, 3] - texts[:, 1]
     overlap_w = np.minimum(found[:, 2], texts[:, 2]) - np.maximum(found[:, 0], texts[:, 0])
     overlap_h = np.minimum(found[:, 3], texts[:, 3]) - np.maximum(found[:, 1], texts[:, 1])

@@ -7,6 +7,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from detact_service.core import Element, ElementType
+from detact_service.geometry import iou
 from detact_service.settings import Settings
 from detact_service.understanding.merge import merge_elements
 from detact_service.understanding.ruled_cells import cut_at_rules, fit_to_cells
@@ -129,3 +130,24 @@ def test_a_button_framed_in_a_cell_keeps_its_extent() -> None:
     button = Element((398, 22, 523, 49), ElementType.BUTTON, text="Open", source="detector", score=0.6)
     assert fit_to_cells(np.asarray(framed), [], [button]) == ([], [button])
     assert near(fit_to_cells(image, [], [button])[1][0].bbox, cells["2024-05-21"])  # no frame: the cell
+
+
+def test_a_narrow_bevelled_cell_reaches_its_rules() -> None:
+    """A Qt table's row headers (24x30 px, a light line top and left, a dark one bottom and right): the
+    digit takes the whole header cell, its bevel included, not the region inside the bevel's lines."""
+    image = Image.new("RGB", (400, 200), (35, 35, 38))
+    draw = ImageDraw.Draw(image)
+    cells, digits = [], []
+    for row in range(5):
+        top = 20 + 30 * row
+        draw.rectangle((0, top, 23, top + 29), fill=(60, 60, 64))
+        draw.line((0, top, 23, top), fill=(90, 90, 96))
+        draw.line((0, top, 0, top + 29), fill=(90, 90, 96))
+        draw.line((0, top + 29, 23, top + 29), fill=(20, 20, 22))
+        draw.line((23, top, 23, top + 29), fill=(20, 20, 22))
+        draw.text((9, top + 9), str(row + 1), fill=(220, 220, 220))
+        cells.append((0, top, 24, top + 30))
+        digits.append(Element((8, top + 8, 16, top + 22), ElementType.TEXT, text=str(row + 1), source="ocr"))
+    fitted, _ = fit_to_cells(np.asarray(image), digits, [])
+    for element, cell in zip(fitted, cells, strict=True):
+        assert iou(element.bbox, cell) >= 0.9, (element.bbox, cell)
