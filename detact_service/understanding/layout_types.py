@@ -53,6 +53,12 @@ TAB_STRIP = 0.2
 """A tab with a close button lies in this top share of the screen (a browser's or an editor's tab strip)."""
 CLOSE_READ_AS_TEXT = re.compile(r"\s+[xX×]$")
 """OCR's reading of a tab's close button at the end of its title."""
+TITLE_GAP_CLOSES = 1.0
+"""A tab's title drawn apart from its close button ends at most this many close buttons before it ..."""
+MIN_TITLE_CLOSES = 3.0
+"""... and is at least this many close buttons wide (a formula bar's `fx` before its cancel cross is none)."""
+WINDOW_BUTTONS = 1.5
+"""A small textless button this many close buttons or less left of a close button makes it a window's."""
 TAB_TYPES = frozenset({ElementType.BUTTON, ElementType.TEXT, ElementType.LINK, ElementType.LIST_ITEM})
 """Types a tab with a close button was read as (not a field: a search box's clear button is no tab's)."""
 
@@ -174,6 +180,52 @@ def tabs_by_close(elements: Sequence[Element], screen_height: int) -> list[Eleme
     return out
 
 
+def tabs_beside_close(elements: Sequence[Element], screen_height: int) -> list[Element]:
+    """The elements with each title that ends just before a close button that no tab holds, in the top
+    :data:`TAB_STRIP` of the screen, typed ``tab`` and reaching to the close button's right edge: a
+    detector that draws a tab in pieces (its title, its close button) still gives one tab."""
+    out = list(elements)
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
+    x0, y0, x1, y1 = boxes.T
+    tabs = np.asarray([e.type is ElementType.TAB for e in elements], dtype=bool)
+    titles = np.asarray(
+        [
+            e.type in TAB_TYPES
+            and not e.icon
+            and len(CLOSE_READ_AS_TEXT.sub("", e.text or "").strip()) >= MIN_TEXT
+            for e in elements
+        ],
+        dtype=bool,
+    )
+    for c in (i for i, e in enumerate(elements) if e.icon in CLOSE_BUTTONS):
+        cx0, cy0, cx1, cy1 = boxes[c]
+        side = cy1 - cy0
+        if cy0 >= TAB_STRIP * screen_height:
+            continue
+        held = (
+            tabs & (x0 <= cx0 + 1) & (x1 >= cx1 - 1) & (np.abs((y0 + y1) / 2 - (cy0 + cy1) / 2) <= side / 2)
+        )
+        if held.any():
+            continue
+        level = np.abs((y0 + y1) / 2 - (cy0 + cy1) / 2) <= ARROW_CENTRE * side * 2
+        centre_x, width = (x0 + x1) / 2, x1 - x0
+        beside = (
+            (centre_x >= cx0 - WINDOW_BUTTONS * side) & (centre_x < cx0) & (width <= WINDOW_BUTTONS * side)
+        )
+        if (level & beside & ~titles & ~tabs).any():  # a maximise button: a window's close, not a tab's
+            continue
+        ends_before = (x1 >= cx0 - TITLE_GAP_CLOSES * side) & (x1 <= cx1) & (width >= MIN_TITLE_CLOSES * side)
+        candidates = np.flatnonzero(titles & ~tabs & ends_before & level & (y1 - y0 <= 2 * side))
+        if len(candidates):
+            t = int(candidates[np.argmax(x1[candidates])])
+            title = out[t]
+            box = (title.bbox[0], min(title.bbox[1], int(cy0)), int(cx1), max(title.bbox[3], int(cy1)))
+            text = CLOSE_READ_AS_TEXT.sub("", title.text or "")
+            out[t] = retyped(title, ElementType.TAB).replace(bbox=box, text=text or title.text)
+            tabs[t] = True
+    return out
+
+
 def menu_bars(elements: Sequence[Element]) -> list[Element]:
     """The elements with each menu bar's items (a row from ``File`` holding two more menu titles, no
     ribbon tab) typed ``menu_item``."""
@@ -214,7 +266,7 @@ def layout_types(parse: ScreenParse) -> ScreenParse:
     """``parse`` with its dropdowns, tabs and menu bars typed (see the module); ids renumbered when arrows
     go."""
     elements, arrows = dropdowns(parse.elements)
-    elements = menu_bars(tabs_by_close(elements, parse.height))
+    elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

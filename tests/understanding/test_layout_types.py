@@ -88,6 +88,23 @@ def test_a_menu_bar_whose_file_box_reaches_into_the_title_bar_keeps_its_last_tit
     assert [(e.text, e.type) for e in parse.elements] == [(title, ElementType.MENU_ITEM) for title in boxes]
 
 
+def test_a_title_just_before_a_close_button_in_the_tab_strip_is_a_tab_reaching_to_it() -> None:
+    """Firefox's tab strip read in pieces; a window's title bar and a formula bar's cancel cross are not
+    tabs."""
+    title = Element((234, 27, 415, 47), ElementType.TEXT, text="[2108.12987] CAST: En")
+    close = Element((418, 21, 449, 55), ElementType.BUTTON, icon="close")
+    window = Element((89, 63, 333, 100), ElementType.LIST_ITEM, text="Calculator")
+    maximise = Element((316, 64, 360, 99), ElementType.BUTTON, icon="square")
+    window_close = Element((360, 64, 404, 99), ElementType.BUTTON, icon="close")
+    fx = Element((574, 25, 600, 55), ElementType.BUTTON, text="fx")
+    cancel = Element((606, 28, 626, 50), ElementType.BUTTON, icon="close")
+    parse = layout_types(parse_of(title, close, window, maximise, window_close, fx, cancel))
+    assert [(e.type, e.bbox, e.text) for e in parse.elements] == [
+        (ElementType.TAB, (234, 21, 449, 55), "[2108.12987] CAST: En"),
+        *[(e.type, e.bbox, e.text) for e in (close, window, maximise, window_close, fx, cancel)],
+    ]
+
+
 def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
     def row(titles: list[str]) -> list[Element]:
         return [
@@ -102,9 +119,9 @@ def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
     assert title_word("文件(F)") == "文件" and title_word(" &File ") == "file"
 
 
-def full_parse(sample: str, desktop_model: str = "ui-detector-desktop") -> ScreenParse:
+def full_parse(sample: str) -> ScreenParse:
     """The ``full`` parse of one of the team's ScreenAgent desktops (skipped when they are not beside the
-    checkout), ``desktop_model`` reading it first."""
+    checkout)."""
     from PIL import Image
 
     from detact_service.pipeline import get_pipeline
@@ -115,8 +132,7 @@ def full_parse(sample: str, desktop_model: str = "ui-detector-desktop") -> Scree
         pytest.skip(f"{SAMPLES} is not beside the checkout")
     with Image.open(found[0]) as opened:
         image = np.asarray(opened.convert("RGB"))
-    settings = Settings(device="cpu", detector={"desktop_model": desktop_model})
-    return get_pipeline(settings, "full").parse(image)
+    return get_pipeline(Settings(device="cpu"), "full").parse(image)
 
 
 def texts_of(parse: ScreenParse, kind: ElementType) -> set[str | None]:
@@ -134,9 +150,9 @@ def test_a_real_libreoffice_screen_gets_its_menu_bar_and_dropdowns() -> None:
 
 def test_a_real_browser_screen_gets_its_tabs_and_its_search_fields_dropdown() -> None:
     """arXiv in Firefox on a real desktop: the tab strip's titles (read as buttons) and the search form's
-    field chooser (read as an image). Read first by ``ui-detector``: ``ui-detector-desktop`` draws this
-    active tab in pieces (its favicon, its title's text, its close button; docs/DETECTOR.md)."""
-    parse = full_parse("c75e3289", desktop_model="")
+    field chooser (read as an image). ``ui-detector-desktop`` draws the active tab in pieces (its favicon,
+    its title's text, its close button): the title reaches to its close button (``tabs_beside_close``)."""
+    parse = full_parse("c75e3289")
     assert any(str(text).startswith("[2108.12987] CAST") for text in texts_of(parse, ElementType.TAB))
     assert "All fields" in texts_of(parse, ElementType.DROPDOWN)
 
