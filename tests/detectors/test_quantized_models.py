@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from detact_service.core import ScreenParse
+from detact_service.core import Element, ScreenParse
 from detact_service.detectors.yolo_onnx import int8_detector
 from detact_service.settings import Settings
 from detact_service.stages import create_stage
@@ -68,6 +68,12 @@ def test_without_the_int8_file_the_recogniser_falls_back_to_fp32(tmp_path: Path)
     assert stage.model_version() == "rapidocr:ppocrv6-small"
 
 
+def detected(form: np.ndarray, **detector: object) -> list[Element]:
+    """The detect stage's elements on the form with ``detector`` settings."""
+    stage = create_stage("detect", "yolo-onnx", Settings(device="cpu", detector=detector))
+    return list(stage.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements)
+
+
 def test_the_int8_detectors_are_the_default_on_cpu_and_find_what_fp32_finds(form: np.ndarray) -> None:
     settings = Settings(device="cpu")
     spec = int8_detector(settings)
@@ -79,14 +85,17 @@ def test_the_int8_detectors_are_the_default_on_cpu_and_find_what_fp32_finds(form
     assert int8_detector(Settings(device="cpu", detector={"int8": False})) is None
     stage = create_stage("detect", "yolo-onnx", settings)
     assert (stage.model_version() or "").startswith(f"{spec.version_tag()}+{landscape.version_tag()}+")
-    found = stage.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
     fp32 = create_stage("detect", "yolo-onnx", Settings(device="cpu", detector={"int8": False}))
     assert (fp32.model_version() or "").startswith("ui-detector:")
     assert "+uitag-ui:" in (fp32.model_version() or "")
-    reference = fp32.run([form], [ScreenParse(form.shape[1], form.shape[0])])[0].elements
-    # at 0.5: a 0.39 box of the desktop detector, a radio row whose right end is blank page, ends 150 px apart
-    confident = [e.bbox for e in reference if (e.score or 0) >= 0.5]
-    assert len(confident) >= 10
-    for box in confident:  # every confident fp32 box has an int8 box on it
-        best = max(iou(box, e.bbox) for e in found)
-        assert best >= 0.7, (box, best)
+    # the first and the landscape detector (the desktop one left out), and the desktop one in its place;
+    # the desktop weights draw one radio row whose right end is blank page at 0.39, its ends 150-200 px
+    # apart in fp32 and int8 (on 30 desktops and 31 test screens, 99 % of their >= 0.3 boxes agree at 0.7)
+    for chosen, at_least in (({"desktop_model": ""}, 0.3), ({}, 0.5)):
+        found = detected(form, **chosen)
+        reference = detected(form, int8=False, **chosen)
+        confident = [e.bbox for e in reference if (e.score or 0) >= at_least]
+        assert len(confident) >= 10
+        for box in confident:  # every confident fp32 box has an int8 box on it
+            best = max(iou(box, e.bbox) for e in found)
+            assert best >= 0.7, (box, best, chosen)
