@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
@@ -118,6 +119,15 @@ def retyped(element: Element, kind: ElementType) -> Element:
     return element.replace(type=kind, state=new_state)
 
 
+def titled(elements: Sequence[Element], read_as_text: re.Pattern[str]) -> npt.NDArray[np.bool_]:
+    """Whether each element has a title: no icon name, and text of :data:`MIN_TEXT` characters or more
+    besides a glyph's ``read_as_text`` reading (an arrow read as ``v``, a close button as ``X``)."""
+    return np.asarray(
+        [len(read_as_text.sub("", e.text or "").strip()) >= MIN_TEXT and not e.icon for e in elements],
+        dtype=bool,
+    )
+
+
 def holders_at_right_end(
     elements: Sequence[Element], names: frozenset[str], read_as_text: re.Pattern[str], widest: bool = False
 ) -> list[tuple[int, int]]:
@@ -130,10 +140,7 @@ def holders_at_right_end(
     if not glyphs:
         return []
     boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
-    texts = np.asarray(
-        [len(read_as_text.sub("", e.text or "").strip()) >= MIN_TEXT and not e.icon for e in elements],
-        dtype=bool,
-    )
+    texts = titled(elements, read_as_text)
     x0, y0, x1, y1 = boxes.T
     height = y1 - y0
     pairs = []
@@ -188,27 +195,16 @@ def tabs_beside_close(elements: Sequence[Element], screen_height: int) -> list[E
     boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
     x0, y0, x1, y1 = boxes.T
     tabs = np.asarray([e.type is ElementType.TAB for e in elements], dtype=bool)
-    titles = np.asarray(
-        [
-            e.type in TAB_TYPES
-            and not e.icon
-            and len(CLOSE_READ_AS_TEXT.sub("", e.text or "").strip()) >= MIN_TEXT
-            for e in elements
-        ],
-        dtype=bool,
-    )
+    titles = titled(elements, CLOSE_READ_AS_TEXT) & np.asarray([e.type in TAB_TYPES for e in elements])
+    centre_x, centre_y, width = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0
     for c in (i for i, e in enumerate(elements) if e.icon in CLOSE_BUTTONS):
         cx0, cy0, cx1, cy1 = boxes[c]
         side = cy1 - cy0
         if cy0 >= TAB_STRIP * screen_height:
             continue
-        held = (
-            tabs & (x0 <= cx0 + 1) & (x1 >= cx1 - 1) & (np.abs((y0 + y1) / 2 - (cy0 + cy1) / 2) <= side / 2)
-        )
-        if held.any():
+        level = np.abs(centre_y - (cy0 + cy1) / 2) <= side / 2
+        if (tabs & level & (x0 <= cx0 + 1) & (x1 >= cx1 - 1)).any():  # a tab holds it already
             continue
-        level = np.abs((y0 + y1) / 2 - (cy0 + cy1) / 2) <= ARROW_CENTRE * side * 2
-        centre_x, width = (x0 + x1) / 2, x1 - x0
         beside = (
             (centre_x >= cx0 - WINDOW_BUTTONS * side) & (centre_x < cx0) & (width <= WINDOW_BUTTONS * side)
         )
