@@ -195,7 +195,8 @@ def tabs_beside_close(elements: Sequence[Element], screen_height: int) -> list[E
     boxes = np.asarray([e.bbox for e in elements], dtype=np.float64).reshape(-1, 4)
     x0, y0, x1, y1 = boxes.T
     tabs = np.asarray([e.type is ElementType.TAB for e in elements], dtype=bool)
-    titles = titled(elements, CLOSE_READ_AS_TEXT) & np.asarray([e.type in TAB_TYPES for e in elements])
+    kinds = np.asarray([e.type in TAB_TYPES for e in elements], dtype=bool)
+    titles = titled(elements, CLOSE_READ_AS_TEXT) & kinds
     centre_x, centre_y, width = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0
     for c in (i for i, e in enumerate(elements) if e.icon in CLOSE_BUTTONS):
         cx0, cy0, cx1, cy1 = boxes[c]

@@ -105,6 +105,10 @@ def test_a_title_just_before_a_close_button_in_the_tab_strip_is_a_tab_reaching_t
     ]
 
 
+def test_a_screen_without_elements_stays_empty() -> None:
+    assert layout_types(parse_of()).elements == []
+
+
 def test_a_ribbon_and_a_lone_file_button_stay_as_they_are() -> None:
     def row(titles: list[str]) -> list[Element]:
         return [
