@@ -24,8 +24,9 @@ import numpy.typing as npt
 
 from detact_service.core import Element, ElementType
 from detact_service.detectors.classical_pixels import box_sums
-from detact_service.geometry import boxes_of
+from detact_service.geometry import boxes_of, containment
 from detact_service.stages import RGBImage
+from detact_service.understanding.glyph_text import is_glyph_text, is_letter_text
 
 RULE_CONTRAST = 5
 """Grey step (0-255) of a rule's edge: a dark theme's grid lines differ from its rows by 7."""
@@ -68,6 +69,25 @@ FRAME_REACH = 12
 """Pixels past a box's ends where a table's row line runs on and a frame's edge has stopped."""
 WORD_SLACK = 0.15
 """How far (share of the line's width) a word boundary may lie from the rule that cuts there."""
+BAND_HEIGHTS = 4.5
+"""A list row between two dividers is at most this many text heights tall."""
+BAND_COVER = 0.95
+"""Share of a text's width a divider runs under (or over) it."""
+BAND_ENDS = 0.05
+"""Share of a row's width by which its two dividers' ends may differ (a list's first row lies under the
+panel's edge, a little wider than the dividers)."""
+BAND_LEAD = 4.0
+"""Text heights between a row's left end and its text (a leading icon's room): a title centred in a bar is
+no row."""
+BAND_INSIDE = 0.9
+"""Share of a textless box inside a text's list row for it to be the row drawn again (when it also holds the
+text's centre)."""
+BAND_TRAIL = 2.5
+"""Text heights from a row's right end within which a widget's centre lies when it is the row's trailing
+icon (a chevron, a delete button)."""
+BAND_ROOM = 2.0
+"""Text heights by which a row is wider than its text at least (a rule drawn only under the text is an
+underline)."""
 
 Mask = npt.NDArray[np.uint8]
 Grey = npt.NDArray[np.uint8]
@@ -233,6 +253,106 @@ def is_framed(horizontal: Mask, box: tuple[int, int, int, int]) -> bool:
     return bool(len(frame)) and frame.min() < middle < frame.max()
 
 
+def run_ends(rows: Mask, starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> IntBoxes:
+    """``(left, right)`` of the run of rule pixels in each of ``rows`` (one mask row each) round the span
+    ``starts..ends``: where the rule stops on either side of it."""
+    width = rows.shape[1]
+    columns = np.arange(width)
+    last_gap = np.maximum.accumulate(np.where(rows == 0, columns, -1), axis=1)
+    next_gap = np.minimum.accumulate(np.where(rows == 0, columns, width)[:, ::-1], axis=1)[:, ::-1]
+    picked = np.arange(len(rows))
+    left = last_gap[picked, starts.clip(0, width - 1)] + 1
+    right = next_gap[picked, (ends - 1).clip(0, width - 1)]
+    return np.stack([left, right], axis=1).astype(np.int64)
+
+
+def worded_text(text: str | None) -> bool:
+    """Whether OCR's text is words, not one letter or a pictogram's reading."""
+    return bool(text and text.strip()) and not is_letter_text(text) and not is_glyph_text(text or "")
+
+
+def centres_in(boxes: IntBoxes, outer: IntBoxes) -> npt.NDArray[np.bool_]:
+    """``(len(outer), len(boxes))``: whether each box's centre lies in each outer box."""
+    centre_x = (boxes[:, 0] + boxes[:, 2]) / 2
+    centre_y = (boxes[:, 1] + boxes[:, 3]) / 2
+    return np.asarray(
+        (centre_x[None] >= outer[:, :1])
+        & (centre_x[None] < outer[:, 2:3])
+        & (centre_y[None] >= outer[:, 1:2])
+        & (centre_y[None] < outer[:, 3:4])
+    )
+
+
+def round_centres(boxes: IntBoxes, inner: IntBoxes) -> npt.NDArray[np.bool_]:
+    """``(len(boxes), len(inner))``: whether each box holds each inner box's centre."""
+    return centres_in(inner, boxes)
+
+
+def band_boxes(
+    texts: IntBoxes,
+    worded: npt.NDArray[np.bool_],
+    others: IntBoxes,
+    horizontal: Mask,
+    text_height: float,
+) -> IntBoxes:
+    """The list row of each text box (``(n, 4)``; ``-1`` rows where there is none): the band between the
+    nearest dividers above and below it (horizontal rules running under its whole width), when both
+    dividers span the same row, the row is a list row's height, the text sits at its left end and no
+    other text lies in it. Only ``worded`` texts take a row or keep one from another text (a chevron read
+    as ``V`` at the row's end does neither); ``others`` (the widgets without a caption) may lie at the row's
+    ends (a leading icon, a trailing chevron or delete button), not between them (the buttons beside a
+    checkbox's label), unless they hold the text (the same row drawn again). A row's dividers need no
+    vertical rules to close it (a ruled cell does)."""
+    bands = np.full((len(texts), 4), -1, dtype=np.int64)
+    if not worded.any():
+        return bands
+    height, width = horizontal.shape
+    reach = max(int(BAND_HEIGHTS * text_height), 1)
+    x1, y1, x2, y2 = (texts[:, k].clip(0, [width, height, width, height][k]) for k in range(4))
+    integral = cv2.integral(horizontal, sdepth=cv2.CV_32S)
+    steps = np.arange(1, reach + 1)
+    above = (y1[:, None] - steps[None]).clip(0, height - 1)  # nearest first
+    below = (y2[:, None] + steps[None] - 1).clip(0, height - 1)
+    need = BAND_COVER * (x2 - x1)[:, None]
+
+    def run_under(rows: IntBoxes) -> IntBoxes:
+        """Rule pixels of each row in ``rows`` between its text's ends."""
+        left, right = x1[:, None], x2[:, None]
+        to_right = integral[rows + 1, right] - integral[rows, right]
+        return to_right - integral[rows + 1, left] + integral[rows, left]
+
+    covered_above = (run_under(above) >= need) & (above < y1[:, None])
+    covered_below = (run_under(below) >= need) & (below >= y2[:, None])
+    found = covered_above.any(axis=1) & covered_below.any(axis=1) & (x2 > x1) & worded
+    if not found.any():
+        return bands
+    index = np.flatnonzero(found)
+    top = above[index, covered_above[index].argmax(axis=1)]
+    bottom = below[index, covered_below[index].argmax(axis=1)]
+    upper = run_ends(horizontal[top], x1[index], x2[index])
+    lower = run_ends(horizontal[bottom], x1[index], x2[index])
+    left = np.maximum(upper[:, 0], lower[:, 0])
+    right = np.minimum(upper[:, 1], lower[:, 1])
+    row_w = right - left
+    ok = (
+        (np.abs(upper - lower).max(axis=1) <= BAND_ENDS * row_w)
+        & (bottom - top <= BAND_HEIGHTS * text_height)
+        & (x1[index] - left <= BAND_LEAD * text_height)
+        & (row_w >= (x2 - x1)[index] + BAND_ROOM * text_height)
+    )
+    rows = np.stack([left, top, right, bottom + 1], axis=1)
+    ok &= (centres_in(texts, rows) & worded[None]).sum(axis=1) == 1
+    if len(others):
+        lead = BAND_LEAD * text_height
+        other_x = (others[:, 0] + others[:, 2]) / 2
+        trail = BAND_TRAIL * text_height
+        between = (other_x[None] > left[:, None] + lead) & (other_x[None] < right[:, None] - trail)
+        apart = ~round_centres(others, texts[index]).T
+        ok &= ~(centres_in(others, rows) & between & apart).any(axis=1)
+    bands[index[ok]] = rows[ok]
+    return bands
+
+
 def fit_to_cells(
     image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
 ) -> tuple[list[Element], list[Element]]:
@@ -245,20 +365,31 @@ def fit_to_cells(
         return list(texts), list(widgets)
     lines = boxes_of(texts or captions)  # the text lines' heights (a detector pads its boxes)
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
-    horizontal, vertical = rule_masks(grey, float(np.median(lines[:, 3] - lines[:, 1])))
+    text_height = float(np.median(lines[:, 3] - lines[:, 1]))
+    horizontal, vertical = rule_masks(grey, text_height)
     pieces = cut_at_rules(texts, grey, vertical)
     holder = [held and not is_framed(horizontal, w.bbox) for w, held in zip(widgets, holder, strict=True)]
     captions = [w for w, held in zip(widgets, holder, strict=True) if held]
     others = boxes_of([w for w, held in zip(widgets, holder, strict=True) if not held]).astype(np.int64)
     candidates = [*pieces, *captions]
-    cells = cell_boxes(
-        boxes_of(candidates).astype(np.int64), others.reshape(-1, 4), horizontal, vertical, image.shape[1]
-    )
+    boxes = boxes_of(candidates).astype(np.int64)
+    cells = cell_boxes(boxes, others.reshape(-1, 4), horizontal, vertical, image.shape[1])
+    free = cells[:, 0] < 0
+    worded = np.array([worded_text(e.text) for e in candidates], dtype=bool)
+    bands = band_boxes(boxes, worded, others.reshape(-1, 4), horizontal, text_height)
+    cells[free] = bands[free]
     fitted = [
         element.replace(bbox=tuple(cell)) if cell[0] >= 0 else element
         for element, cell in zip(candidates, cells.tolist(), strict=True)
     ]
     fitted_captions = iter(fitted[len(pieces) :])
-    return fitted[: len(pieces)], [
-        next(fitted_captions) if held else w for w, held in zip(widgets, holder, strict=True)
-    ]
+    kept = [next(fitted_captions) if held else w for w, held in zip(widgets, holder, strict=True)]
+    banded = free & (bands[:, 0] >= 0)
+    if banded.any() and len(others):
+        # a second, textless box the detector drew round the same row (its text went to the first)
+        within = containment(others, bands[banded]) >= BAND_INSIDE
+        round_text = round_centres(others, boxes[banded])
+        textless = np.array([not w.text for w, held in zip(widgets, holder, strict=True) if not held])
+        duplicate = iter((within & round_text).any(axis=1) & textless)
+        kept = [w for w, held in zip(kept, holder, strict=True) if held or not next(duplicate)]
+    return fitted[: len(pieces)], kept

@@ -151,3 +151,61 @@ def test_a_narrow_bevelled_cell_reaches_its_rules() -> None:
     fitted, _ = fit_to_cells(np.asarray(image), digits, [])
     for element, cell in zip(fitted, cells, strict=True):
         assert iou(element.bbox, cell) >= 0.9, (element.bbox, cell)
+
+
+def draw_divider_list() -> tuple[np.ndarray, dict[str, Box]]:
+    """A panel holding a list whose rows are apart by dividers alone (no vertical rules), then a two-column
+    row and an underlined link between the same kind of rules, and a title centred between two: the
+    expected extent of each text that is a list row."""
+    font = ImageFont.truetype(FONT, 15)
+    image = Image.new("RGB", (960, 420), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((10, 10, 930, 252), outline=(200, 200, 200))  # the panel, a little wider than its dividers
+    rows: dict[str, Box] = {}
+    for index, name in enumerate(("Inbox messages", "Starred items", "Outbox", "Drafts")):
+        top = 12 + 60 * index
+        bottom = top + 60
+        draw.rectangle((40, top + 22, 54, top + 36), fill=(90, 90, 90))  # the row's leading icon
+        draw.text((70, top + 21), name, font=font, fill=(40, 40, 40))
+        if index == 1:
+            draw.line((880, top + 25, 888, top + 35, 896, top + 25), fill=(60, 60, 60), width=2)  # a chevron
+        if index < 3:
+            draw.line((30, bottom, 910, bottom), fill=(220, 220, 220))
+        rows[name] = (30, top + 1, 911, bottom) if index else (30, 11, 911, bottom)
+    for y in (290, 340):
+        draw.line((30, y, 910, y), fill=(220, 220, 220))
+    draw.text((70, 306), "Quarterly report", font=font, fill=(40, 40, 40))  # a table row of two cells
+    draw.text((600, 306), "2024-05-21", font=font, fill=(40, 40, 40))
+    draw.text((400, 380), "Settings overview", font=font, fill=(40, 40, 40))  # a title centred in a bar
+    draw.line((30, 365, 910, 365), fill=(220, 220, 220))
+    draw.line((30, 410, 910, 410), fill=(220, 220, 220))
+    return np.asarray(image), rows
+
+
+def test_a_list_row_between_dividers_takes_the_rows_extent() -> None:
+    image, rows = draw_divider_list()
+    merged = merge_elements(ocr_texts(image), image.shape[1], image.shape[0], image)
+    by_text = {e.text: e.bbox for e in merged}
+    assert set(rows) <= set(by_text), sorted(by_text)
+    for text, row in rows.items():
+        assert near(by_text[text], row), (text, by_text[text], row)
+    # two texts in one row (a table's); a title centred between its rules
+    for text in ("Quarterly report", "2024-05-21", "Settings overview"):
+        x1, y1, _, y2 = by_text[text]
+        assert x1 > 60 and y2 - y1 < 30, (text, by_text[text])
+
+
+def test_a_list_row_may_hold_icons_at_its_ends_not_buttons_between() -> None:
+    image, rows = draw_divider_list()
+    texts = {e.text: e for e in ocr_texts(image)}
+    chevron = Element((876, 80, 900, 100), ElementType.ICON, source="detector", score=0.5)
+    between = Element((300, 140, 330, 166), ElementType.BUTTON, source="detector", score=0.5)
+    drawn_again = Element((36, 200, 260, 232), ElementType.LIST_ITEM, source="detector", score=0.4)
+    fitted, kept = fit_to_cells(
+        image, [texts["Starred items"], texts["Outbox"], texts["Drafts"]], [chevron, between, drawn_again]
+    )
+    by_text = {e.text: e.bbox for e in fitted}
+    assert near(by_text["Starred items"], rows["Starred items"])
+    assert by_text["Outbox"] == texts["Outbox"].bbox  # a button between its ends: not a list row
+    assert near(by_text["Drafts"], rows["Drafts"])
+    assert kept == [chevron, between]  # the row's second, textless box went
