@@ -210,19 +210,22 @@ TAB_MEMBER_INDICES = type_indices(
 
 
 def column_groups(
-    boxes: npt.NDArray[np.float64], size_ratio: float | None = COLUMN_HEIGHT, max_gap: float = COLUMN_GAP
+    boxes: npt.NDArray[np.float64],
+    size_ratio: float | None = COLUMN_HEIGHT,
+    max_gap: float = COLUMN_GAP,
+    ragged: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """Each box's column (:data:`COLUMN_ALIGN`; heights within ``size_ratio`` unless None; at most
-    ``max_gap`` heights apart), -1 for a box in a column of fewer than :data:`COLUMN_ROWS`. A row of boxes
-    is a column of the boxes transposed (:func:`row_groups`)."""
+    """Each box's column (:data:`COLUMN_ALIGN`, the left edges alone when ``ragged``; heights within
+    ``size_ratio`` unless None; at most ``max_gap`` heights apart), -1 for a box in a column of fewer than
+    :data:`COLUMN_ROWS`. A row of boxes is a column of the boxes transposed (:func:`row_groups`)."""
     if not len(boxes):
         return np.zeros(0, dtype=np.int64)
     x0, y0, x1, y1 = boxes.T
     width, height = np.maximum(x1 - x0, 1.0), np.maximum(y1 - y0, 1.0)
     tolerance = np.maximum(4.0, COLUMN_ALIGN * np.minimum(width[:, None], width[None, :]))
-    linked = (np.abs(x0[:, None] - x0[None, :]) <= tolerance) & (
-        np.abs(x1[:, None] - x1[None, :]) <= tolerance
-    )
+    linked = np.abs(x0[:, None] - x0[None, :]) <= tolerance
+    if not ragged:
+        linked &= np.abs(x1[:, None] - x1[None, :]) <= tolerance
     if size_ratio is not None:
         linked &= np.maximum(height[:, None], height[None, :]) <= size_ratio * np.minimum(
             height[:, None], height[None, :]
@@ -293,9 +296,65 @@ def tab_types(elements: Sequence[Element], reading: Reading) -> Reading:
     return grouped_types(elements, reading, row_groups, TAB_INDICES, TAB_MEMBER_INDICES)
 
 
+PARAGRAPH_GAP = 0.25
+"""Lines of prose follow one another at most this many heights apart (OCR's boxes nearly touch; a menu's or
+a list's rows lie further apart)."""
+PARAGRAPH_WORDS = 3
+"""A paragraph's lines (at least :data:`COLUMN_ROWS`) have at least this many words each ..."""
+PARAGRAPH_CHARS = 30
+"""... and this many characters on average."""
+PARAGRAPH_MEMBER_INDICES = type_indices(
+    ElementType.BUTTON, ElementType.LIST_ITEM, ElementType.MENU_ITEM, ElementType.INPUT, ElementType.TAB
+)
+"""The types the reader may have given a paragraph's line that become text (a link keeps its type)."""
+
+
+def paragraph_lines(elements: Sequence[Element]) -> npt.NDArray[np.bool_]:
+    """Which elements are lines of a paragraph: free OCR lines of prose (:data:`PARAGRAPH_WORDS`), left
+    aligned, stacked :data:`PARAGRAPH_GAP` apart, at least :data:`COLUMN_ROWS` of them with long lines
+    (:data:`PARAGRAPH_CHARS`)."""
+    texts = [e.text or "" for e in elements]
+    prose = np.asarray(
+        [
+            e.source == "ocr" and len(text.split()) >= PARAGRAPH_WORDS
+            for e, text in zip(elements, texts, strict=True)
+        ],
+        dtype=bool,
+    )
+    lines = np.zeros(len(elements), dtype=bool)
+    if prose.sum() < COLUMN_ROWS:
+        return lines
+    index = np.flatnonzero(prose)
+    boxes = boxes_of([elements[i] for i in index.tolist()])
+    groups = column_groups(boxes, ragged=True, max_gap=PARAGRAPH_GAP)
+    grouped = groups >= 0
+    if not grouped.any():
+        return lines
+    lengths = np.asarray([len(texts[i]) for i in index], dtype=np.float64)
+    mean = np.bincount(groups[grouped], lengths[grouped]) / np.maximum(np.bincount(groups[grouped]), 1)
+    lines[index[grouped]] = mean[groups[grouped]] >= PARAGRAPH_CHARS
+    return lines
+
+
+def paragraph_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the lines of a paragraph (:func:`paragraph_lines`) that it called controls
+    (:data:`PARAGRAPH_MEMBER_INDICES`) typed text: a document's selected lines, on a highlight, read as
+    list rows and buttons."""
+    retyped = np.isin(reading.type_index, PARAGRAPH_MEMBER_INDICES)
+    if not retyped.any():
+        return reading
+    retyped &= paragraph_lines(elements)
+    if not retyped.any():
+        return reading
+    index = np.where(retyped, TEXT_INDEX, reading.type_index)
+    confidence = np.where(retyped, 1.0, reading.type_confidence).astype(np.float32)
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+
+
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
     reading = textless_glyphs(elements, tab_types(elements, column_types(elements, reading)))
+    reading = paragraph_types(elements, reading)
     out = []
     flags = reading.state_probability >= 0.5
     for element, index, confidence, set_flags in zip(

@@ -18,6 +18,7 @@ from detact_service.understanding.reader import (
     column_groups,
     column_types,
     near_checkable,
+    paragraph_types,
     row_groups,
     tab_types,
     textless_glyphs,
@@ -276,6 +277,40 @@ def test_a_column_of_rows_takes_its_menu_type() -> None:
     fixed = column_types(elements, reading_of_types(read))
     assert [TYPES[i] for i in fixed.type_index] == [menu] * 6 + [ElementType.DROPDOWN, field, text]
     assert fixed.type_confidence[1] == pytest.approx(0.45)
+
+
+def test_lines_of_a_selected_paragraph_are_text() -> None:
+    """A word processor's selected paragraph (LibreOffice on a ScreenAgent desktop, its OCR boxes): the
+    reader, seeing each line on the selection's blue, called some list rows and buttons; they are text, and
+    a line it called a link keeps that. A menu's rows (short, further apart) and a list of long rows
+    spaced a height apart stay what the reader called them."""
+    item, button, link, text = ElementType.LIST_ITEM, ElementType.BUTTON, ElementType.LINK, ElementType.TEXT
+    paragraph = [
+        ((153, 243, 736, 263), "ChatGPT is a language model developed by Large Model Systems", text),
+        ((151, 259, 745, 283), "Organization (LMSYS). It is a deep learning model that uses a", item),
+        ((152, 280, 773, 300), "transformer architecture to generate human-like text. ChatGPT is", item),
+        ((152, 299, 791, 319), "trained on a large corpus of text data and can be used for various", link),
+        ((152, 318, 716, 338), "natural language processing tasks such as text generation,", button),
+        ((152, 336, 587, 356), "question answering, and language translation.", text),
+    ]
+    menu = [  # tightly stacked items of three words: short lines, no prose
+        ((600, 400 + 22 * i, 700, 418 + 22 * i), name, item)
+        for i, name in enumerate(("Save as PDF", "Print to file", "Send by mail"))
+    ]
+    rows = [
+        ((100, 500 + 40 * i, 700, 520 + 40 * i), f"Report number {i} for the quarter and the year", item)
+        for i in range(3)
+    ]
+    drawn = [*paragraph, *menu, *rows]
+    elements = [Element(box, ElementType.TEXT, text=words, source="ocr") for box, words, _ in drawn]
+    read = [(kind, 0.7, text if kind is not text else item, 0.3) for _, _, kind in drawn]
+    fixed = paragraph_types(elements, reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [text, text, text, link, text, text] + [item] * 6
+    # a detector's boxes are controls, not lines of prose
+    boxed = [e.replace(source="detector") for e in elements]
+    assert paragraph_types(boxed, reading_of_types(read)).type_index.tolist() == [
+        TYPES.index(kind) for _, _, kind in drawn
+    ]
 
 
 def test_a_column_whose_rows_read_as_fields_stays_fields() -> None:
