@@ -351,10 +351,44 @@ def paragraph_types(elements: Sequence[Element], reading: Reading) -> Reading:
     return Reading(index, confidence, reading.state_probability, reading.type_probability)
 
 
+LABEL_MEMBER_INDICES = type_indices(
+    ElementType.TAB, ElementType.BUTTON, ElementType.LIST_ITEM, ElementType.MENU_ITEM, ElementType.LINK
+)
+"""The types the reader may have given a form's label that become text."""
+LABEL_ENDINGS = (":", "\uff1a")
+"""A text ending in a colon (ASCII or full-width) is a form label (``Username:``, ``Font size:``) ..."""
+LABEL_WORDS = 3
+"""... of at most this many words and no comma (a navigation line's link read with the next label,
+``Structures, Up:``, is no label)."""
+
+
+def is_form_label(text: str) -> bool:
+    """Whether a text reads as a form field's label (:data:`LABEL_ENDINGS`, :data:`LABEL_WORDS`)."""
+    stripped = text.strip()
+    return (
+        stripped.endswith(LABEL_ENDINGS)
+        and len(stripped.split()) <= LABEL_WORDS
+        and not any(mark in stripped for mark in (",", "\uff0c"))
+    )
+
+
+def label_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with each form label (its text ends in :data:`LABEL_ENDINGS`) that it called a tab, a
+    button, a list row, a menu item or a link typed text: a settings form's labels, in a row with their
+    fields, were read as tabs."""
+    labels = np.asarray([is_form_label(e.text or "") for e in elements], dtype=bool)
+    retyped = labels & np.isin(reading.type_index, LABEL_MEMBER_INDICES)
+    if not retyped.any():
+        return reading
+    index = np.where(retyped, TEXT_INDEX, reading.type_index)
+    confidence = np.where(retyped, 1.0, reading.type_confidence).astype(np.float32)
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+
+
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
     reading = textless_glyphs(elements, tab_types(elements, column_types(elements, reading)))
-    reading = paragraph_types(elements, reading)
+    reading = label_types(elements, paragraph_types(elements, reading))
     out = []
     flags = reading.state_probability >= 0.5
     for element, index, confidence, set_flags in zip(

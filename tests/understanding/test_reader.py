@@ -17,6 +17,7 @@ from detact_service.understanding.reader import (
     apply_reading,
     column_groups,
     column_types,
+    label_types,
     near_checkable,
     paragraph_types,
     row_groups,
@@ -310,6 +311,37 @@ def test_lines_of_a_selected_paragraph_are_text() -> None:
     boxed = [e.replace(source="detector") for e in elements]
     assert paragraph_types(boxed, reading_of_types(read)).type_index.tolist() == [
         TYPES.index(kind) for _, _, kind in drawn
+    ]
+
+
+def test_a_form_label_is_text() -> None:
+    """A settings form's labels (Qt's, LibreOffice's), in a row with their fields, read as tabs, links and
+    list rows: text ending in a colon is a label. A navigation line's link read with the next label
+    (``Structures, Up:``), a longer sentence and a field's text stay what the reader called them."""
+    tab, link, item, text = ElementType.TAB, ElementType.LINK, ElementType.LIST_ITEM, ElementType.TEXT
+    read_as = [
+        ("Username:", tab),
+        ("Font size:", link),
+        ("端口：", item),
+        ("Structures, Up:", link),
+        ("The following packages will be upgraded:", item),
+        ("8080", ElementType.INPUT),
+        ("Save", ElementType.BUTTON),
+    ]
+    elements = [
+        Element((100, 100 + 30 * i, 200, 124 + 30 * i), ElementType.TEXT, text=words, source="ocr")
+        for i, (words, _) in enumerate(read_as)
+    ]
+    read = [(kind, 0.7, text if kind is not text else item, 0.3) for _, kind in read_as]
+    fixed = label_types(elements, reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [
+        text,
+        text,
+        text,
+        link,
+        item,
+        ElementType.INPUT,
+        ElementType.BUTTON,
     ]
 
 
