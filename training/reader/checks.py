@@ -135,12 +135,13 @@ def view_head(outputs: int, pool: nn.Module) -> nn.Sequential:
 
 def split_items(folders: Sequence[Path], split: str, seed: int) -> Iterator[tuple[Item, random.Random]]:
     """Each rendered screen of ``split`` in ``folders`` (near-duplicates across splits dropped), with a
-    random stream of its own (fixed by ``seed`` and its path)."""
+    random stream of its own (fixed by ``seed``, its folder's name and its file name: not by where the folder
+    lies, which made the same render train differently in another checkout or temporary folder)."""
     for folder in folders:
         items, _ = drop_cross_split_duplicates(load_items(folder))
         for item in items:
             if item.split == split:
-                yield item, random.Random(f"{seed}-{item.image_path}")
+                yield item, random.Random(f"{seed}-{folder.name}/{item.image_path.name}")
 
 
 def item_screen(item: Item) -> npt.NDArray[np.uint8]:
