@@ -30,9 +30,9 @@ from detact_service.stages import Backend, RGBImage, StageUnavailable, register,
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
+from detact_service.understanding.fields import fields
 from detact_service.understanding.ink_fit import fit_labels_to_ink, indicator_box
 from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
-from detact_service.understanding.spin_boxes import spin_boxes
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
 """The reader's type classes, in its output order."""
@@ -755,7 +755,7 @@ class ReaderAttributeStage(Backend):
             read_elements = self.checkable_kinds(
                 image, fit_labels_to_ink(image, read_elements), read_elements
             )
-            read_elements = spin_boxes(image, read_elements)
+            read_elements = fields(image, read_elements)
             for i, element in zip(picked, read_elements, strict=True):
                 elements[i] = element
             start += len(picked)
