@@ -99,6 +99,8 @@ def rule_masks(grey: Grey, text_height: float) -> tuple[Mask, Mask]:
     rule's edge steps)."""
     down = np.zeros(grey.shape, np.uint8)
     right = np.zeros(grey.shape, np.uint8)
+    if min(grey.shape[:2]) < 2:  # a one-pixel strip has no steps (and OpenCV gives None for empty arrays)
+        return down, right
     down[:-1] = cv2.absdiff(grey[1:], grey[:-1]) >= RULE_CONTRAST
     right[:, :-1] = cv2.absdiff(grey[:, 1:], grey[:, :-1]) >= RULE_CONTRAST
     horizontal = cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, RULE_LENGTH), np.uint8))
@@ -135,10 +137,10 @@ def cut_at_rules(texts: Sequence[Element], grey: Grey, vertical: Mask) -> list[E
     out: list[Element] = []
     for index, text in enumerate(texts):
         words = (text.text or "").split()
-        if ruled[index] < CUT_COVER * heights[index] or len(words) < 2:
-            out.append(text)
-            continue
         x1, y1, x2, y2 = boxes[index].tolist()
+        if ruled[index] < CUT_COVER * heights[index] or len(words) < 2 or x2 <= x1 or y2 <= y1:
+            out.append(text)  # (a box wholly off the screen has nothing to cut)
+            continue
         left = max(x1 - 2, 0)
         crop = grey[y1:y2, left : x2 + 2]  # two more columns each side for the thin-line test
         inner = slice(x1 - left, x2 - left)
