@@ -254,7 +254,7 @@ def drop_bare_boxes(image: RGBImage | None, elements: Sequence[Element]) -> list
     screen; at full scale 5 ms, and box by box up to 15 ms); only the flat ones are checked pixel by
     pixel."""
     detected = [i for i, e in enumerate(elements) if e.source == DETECTOR_SOURCE and not e.text]
-    if image is None or not detected:
+    if image is None or not detected or min(image.shape[:2]) < 2:  # no half-scale image of a 1 px strip
         return list(elements)
     height, width = image.shape[:2]
     half = cv2.resize(

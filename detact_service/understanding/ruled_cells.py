@@ -138,8 +138,8 @@ def cut_at_rules(texts: Sequence[Element], grey: Grey, vertical: Mask) -> list[E
     for index, text in enumerate(texts):
         words = (text.text or "").split()
         x1, y1, x2, y2 = boxes[index].tolist()
-        if ruled[index] < CUT_COVER * heights[index] or len(words) < 2 or x2 <= x1 or y2 <= y1:
-            out.append(text)  # (a box wholly off the screen has nothing to cut)
+        if ruled[index] < CUT_COVER * heights[index] or len(words) < 2 or x2 <= x1 or y2 - y1 < 3:
+            out.append(text)  # (nor is a box off the screen or under 3 px tall: the spread drops two rows)
             continue
         left = max(x1 - 2, 0)
         crop = grey[y1:y2, left : x2 + 2]  # two more columns each side for the thin-line test
