@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, Element, ElementState, ElementType
 from detact_service.understanding.merge import merge_elements, reading_order
@@ -387,3 +388,22 @@ def test_a_row_of_icons_read_as_characters_with_little_confidence_is_no_text() -
     assert "Save all" in [e.text for e in merge_elements([*icons, sure], 1024, 768)]
     one_icon = merge_elements([icons[0], row], 1024, 768)  # one box: not a row of icons
     assert "日·Ω" in [e.text for e in one_icon]
+
+
+@pytest.mark.parametrize("shape", [(270, 1), (1, 270), (2, 300), (40, 300)])
+def test_degenerate_screens_and_sliver_lines_merge_without_error(shape: tuple[int, int]) -> None:
+    """A one-pixel strip with a detector box on it, and OCR lines 1-2 px tall crossed by a vertical rule:
+    the merge returns every element it keeps inside the screen (the bare-box test has no half-scale image
+    of a strip; a line's cut test drops two rows of it)."""
+    height, width = shape
+    image = np.full((height, width, 3), 235, dtype=np.uint8)
+    image[:, width // 2] = 20  # an upright rule down the screen
+    elements = [
+        Element((0, 0, width, height), ElementType.ICON, source="detector", score=0.5),
+        Element((0, 0, width, min(height, 2)), ElementType.TEXT, text="Name Size", source="ocr"),
+    ]
+    merged = merge_elements(elements, width, height, image)
+    for element in merged:
+        x1, y1, x2, y2 = element.bbox
+        assert 0 <= x1 <= x2 <= width and 0 <= y1 <= y2 <= height
+    assert any(e.text == "Name Size" or (e.text or "").startswith("Name") for e in merged)
