@@ -24,7 +24,7 @@ import numpy as np
 from detact_service.core import Element, ElementType
 from detact_service.stages import RGBImage
 from detact_service.understanding.layout_types import retyped
-from detact_service.understanding.ruled_cells import is_framed, rule_masks
+from detact_service.understanding.ruled_cells import horizontal_rules, is_framed
 
 END_WIDTH = 1.2
 """Width of the right end searched, in box heights."""
@@ -195,8 +195,7 @@ def framed_fields(image: RGBImage, elements: Sequence[Element]) -> list[Element]
     if not candidates:
         return list(elements)
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
-    heights = [elements[i].height for i in candidates]
-    horizontal, _ = rule_masks(grey, float(np.median(heights)))
+    horizontal = horizontal_rules(grey)
     out = list(elements)
     for index in candidates:  # the few wide rows of a screen; two crops each
         box = elements[index].bbox

@@ -148,6 +148,16 @@ MiniWoB++ seeds 1000-1099 type 0.935 -> 0.933 (a drawn block labelled text), foc
 0.993 -> 0.998; phone_real test apps 0.733 -> 0.738 (type* 0.862 -> 0.867), val apps unchanged."""
 
 
+def retyped_reading(
+    reading: Reading, rows: npt.NDArray[np.bool_], types: int | npt.NDArray[np.int64]
+) -> Reading:
+    """``reading`` with ``rows`` answered ``types`` (one class index, or one per element) at full confidence:
+    a layout rule's answer, which the confidence threshold then keeps."""
+    index = np.where(rows, types, reading.type_index)
+    confidence = np.where(rows, 1.0, reading.type_confidence).astype(np.float32)
+    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+
+
 def textless_glyphs(elements: Sequence[Element], reading: Reading) -> Reading:
     """``reading`` with each small, square detector box that the reader calls text but that holds no text
     given back the type the merge gave it (an icon, which the icon stage may name and make a button). Text
@@ -167,9 +177,7 @@ def textless_glyphs(elements: Sequence[Element], reading: Reading) -> Reading:
     if not glyph.any():
         return reading
     own = np.asarray([TYPES.index(e.type) for e in elements], dtype=np.int64)  # regions are never read
-    index = np.where(glyph, own, reading.type_index)
-    confidence = np.where(glyph, 1.0, reading.type_confidence).astype(np.float32)
-    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+    return retyped_reading(reading, glyph, own)
 
 
 COLUMN_ALIGN = 0.03
@@ -347,9 +355,7 @@ def paragraph_types(elements: Sequence[Element], reading: Reading) -> Reading:
     retyped &= paragraph_lines(elements)
     if not retyped.any():
         return reading
-    index = np.where(retyped, TEXT_INDEX, reading.type_index)
-    confidence = np.where(retyped, 1.0, reading.type_confidence).astype(np.float32)
-    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+    return retyped_reading(reading, retyped, TEXT_INDEX)
 
 
 LABEL_MEMBER_INDICES = type_indices(
@@ -381,9 +387,7 @@ def label_types(elements: Sequence[Element], reading: Reading) -> Reading:
     retyped = labels & np.isin(reading.type_index, LABEL_MEMBER_INDICES)
     if not retyped.any():
         return reading
-    index = np.where(retyped, TEXT_INDEX, reading.type_index)
-    confidence = np.where(retyped, 1.0, reading.type_confidence).astype(np.float32)
-    return Reading(index, confidence, reading.state_probability, reading.type_probability)
+    return retyped_reading(reading, retyped, TEXT_INDEX)
 
 
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:

@@ -94,20 +94,29 @@ Grey = npt.NDArray[np.uint8]
 IntBoxes = npt.NDArray[np.int64]
 
 
-def rule_masks(grey: Grey, text_height: float) -> tuple[Mask, Mask]:
-    """The horizontal and vertical rules of a screenshot's grey image (0/1 masks, one pixel where a
-    rule's edge steps)."""
+def horizontal_rules(grey: Grey) -> Mask:
+    """The horizontal rules of a screenshot's grey image (a 0/1 mask, one pixel where a rule's edge steps)."""
     down = np.zeros(grey.shape, np.uint8)
-    right = np.zeros(grey.shape, np.uint8)
-    if min(grey.shape[:2]) < 2:  # a one-pixel strip has no steps (and OpenCV gives None for empty arrays)
-        return down, right
+    if grey.shape[0] < 2 or grey.shape[1] < 1:  # no steps (and OpenCV gives None for empty arrays)
+        return down
     down[:-1] = cv2.absdiff(grey[1:], grey[:-1]) >= RULE_CONTRAST
+    return np.asarray(cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, RULE_LENGTH), np.uint8)), np.uint8)
+
+
+def vertical_rules(grey: Grey, text_height: float) -> Mask:
+    """The vertical rules (longer than :data:`RULE_HEIGHTS` text heights; crossings bridged)."""
+    right = np.zeros(grey.shape, np.uint8)
+    if grey.shape[1] < 2 or grey.shape[0] < 1:
+        return right
     right[:, :-1] = cv2.absdiff(grey[:, 1:], grey[:, :-1]) >= RULE_CONTRAST
-    horizontal = cv2.morphologyEx(down, cv2.MORPH_OPEN, np.ones((1, RULE_LENGTH), np.uint8))
     bridged = cv2.morphologyEx(right, cv2.MORPH_CLOSE, np.ones((CROSSING_GAP, 1), np.uint8))
     length = max(round(RULE_HEIGHTS * text_height), CROSSING_GAP + 1)
-    vertical = cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
-    return np.asarray(horizontal, dtype=np.uint8), np.asarray(vertical, dtype=np.uint8)
+    return np.asarray(cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8)), np.uint8)
+
+
+def rule_masks(grey: Grey, text_height: float) -> tuple[Mask, Mask]:
+    """The horizontal and vertical rules of a screenshot's grey image."""
+    return horizontal_rules(grey), vertical_rules(grey, text_height)
 
 
 def thin_lines(grey: Grey) -> npt.NDArray[np.bool_]:
@@ -270,7 +279,7 @@ def run_ends(rows: Mask, starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int
 
 def worded_text(text: str | None) -> bool:
     """Whether OCR's text is words, not one letter or a pictogram's reading."""
-    return bool(text and text.strip()) and not is_letter_text(text) and not is_glyph_text(text or "")
+    return bool(text and text.strip()) and not is_letter_text(text) and not is_glyph_text(str(text))
 
 
 def centres_in(boxes: IntBoxes, outer: IntBoxes) -> npt.NDArray[np.bool_]:
@@ -283,11 +292,6 @@ def centres_in(boxes: IntBoxes, outer: IntBoxes) -> npt.NDArray[np.bool_]:
         & (centre_y[None] >= outer[:, 1:2])
         & (centre_y[None] < outer[:, 3:4])
     )
-
-
-def round_centres(boxes: IntBoxes, inner: IntBoxes) -> npt.NDArray[np.bool_]:
-    """``(len(boxes), len(inner))``: whether each box holds each inner box's centre."""
-    return centres_in(inner, boxes)
 
 
 def band_boxes(
@@ -349,7 +353,7 @@ def band_boxes(
         other_x = (others[:, 0] + others[:, 2]) / 2
         trail = BAND_TRAIL * text_height
         between = (other_x[None] > left[:, None] + lead) & (other_x[None] < right[:, None] - trail)
-        apart = ~round_centres(others, texts[index]).T
+        apart = ~centres_in(texts[index], others).T  # [row, other]: the other box does not hold the text
         ok &= ~(centres_in(others, rows) & between & apart).any(axis=1)
     bands[index[ok]] = rows[ok]
     return bands
@@ -390,7 +394,7 @@ def fit_to_cells(
     if banded.any() and len(others):
         # a second, textless box the detector drew round the same row (its text went to the first)
         within = containment(others, bands[banded]) >= BAND_INSIDE
-        round_text = round_centres(others, boxes[banded])
+        round_text = centres_in(boxes[banded], others)  # [other, row]
         textless = np.array([not w.text for w, held in zip(widgets, holder, strict=True) if not held])
         duplicate = iter((within & round_text).any(axis=1) & textless)
         kept = [w for w, held in zip(kept, holder, strict=True) if held or not next(duplicate)]
