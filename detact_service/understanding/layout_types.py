@@ -236,12 +236,13 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
     height, centre = y1 - y0, (y0 + y1) / 2
     short = np.asarray([0 < len(w.split()) <= TITLE_MAX_WORDS for w in words], dtype=bool)
     kinds = np.asarray([e.type in MENU_BAR_TYPES for e in elements], dtype=bool)
-    titled = np.asarray([w in MENU_TITLES for w in words], dtype=bool)
+    menu_title = np.asarray([w in MENU_TITLES for w in words], dtype=bool)
     for first in firsts:
         h = height[first]
         beside = short & kinds & (np.abs(centre - centre[first]) <= TITLE_CENTRE * h) & (x0 > x0[first])
         # the other titles' height, not File's alone: File's box may reach up into the title bar
-        low = min(h, float(np.median(height[beside & titled]))) if (beside & titled).any() else h
+        others = beside & menu_title
+        low = min(h, float(np.median(height[others]))) if others.any() else h
         in_line = beside & (height <= TITLE_HEIGHT * h) & (height * TITLE_HEIGHT >= low)
         row = [first]
         end = x1[first]
