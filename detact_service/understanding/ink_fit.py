@@ -4,7 +4,8 @@ The UI detectors learned on phones, where a control's extent is its touch target
 48 px view. On a desktop or a web page the control is what is drawn (a radio's circle, an icon link), and
 the detector's box, padded as on a phone, misses it at IoU 0.5 (a 26 px radio in a 46 px box). A small
 detector box whose border lies on flat ground (one colour all round) holds a control drawn smaller than
-the box; the box shrinks to that drawing's extent plus a margin. A box that crosses a visible edge (a
+the box; the box shrinks to that drawing's extent plus a margin, or to its extent alone when it is a filled
+disc (a dot, a round avatar: its edge is the control's). A box that crosses a visible edge (a
 button's frame or fill) is left as it is, and so is every box on a phone-shaped screen. OCR text in a box
 keeps it too (a table cell, a menu item), unless it is a drawing read as text (``×``, a magnifier read
 ``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no control and goes,
@@ -49,9 +50,20 @@ A drawing taller than wide is fitted to a square for the same reason (a vertical
 pin: an icon font draws them narrow in a square em box); one wider than tall keeps its shape (a switch,
 a slider, a dropdown's arrow). Measured through `full` (same 15 test screens a source): web-synthetic
 0.767 -> 0.775 per control, Qt 0.658 -> 0.663, the other sources unchanged."""
+MAX_SIDE_HEIGHTS = 4.0
+"""On a screen of large text (a page zoomed, a high-DPI capture) the limit is this many of its median text
+line heights instead, when that is more."""
 MARGIN = 0.1
 """Margin kept round the drawing, as a share of its smaller side (plus one pixel): a toolbar button's
 hover frame lies a little outside its glyph."""
+DISC_MATCH = 0.93
+"""Share of a drawing's extent on which it agrees with the ellipse inscribed in that extent for it to be a
+filled disc (MiniWoB++'s 18 px dots 0.96; a data-engine Qt toolbar's solid glyphs, a cube, a car, 0.68-0.84;
+at 18 px a filled hexagon 0.90, a rounded square 0.85-0.91, a square 0.79), whose edge is the control's
+own: the box becomes its extent, no margin."""
+DISC_FIT_SHARE = 0.75
+"""A disc fills at most this share of the box for the box to shrink to it (MiniWoB++'s 18 px dots in the
+detector's 24 px boxes fill 0.56, above :data:`FIT_SHARE`)."""
 STROKE_WIDTH = 2
 """A drawing at most this wide (px) is an upright stroke, no control: the box goes. On the 60 ScreenAgent
 desktops 66 of 1,659 fitted boxes held one, 44 of them a word processor's ruler ticks (1x4 px)."""
@@ -71,10 +83,19 @@ def ink_against_border(crop: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool
 def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
     """The extent of what is drawn in a small box on flat ground, or None (a large box, a box crossing an
     edge, nothing drawn)."""
+    found = drawing_and_roundness(image, box)
+    return None if found is None else found[0]
+
+
+def drawing_and_roundness(
+    image: npt.NDArray[np.uint8], box: Sequence[int], max_side: float = MAX_SIDE
+) -> tuple[tuple[int, int, int, int], float] | None:
+    """:func:`drawing_in`'s extent and the share of it on which the drawing agrees with the ellipse
+    inscribed in it (a filled disc near 1, a glyph's strokes far less)."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = box
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
-    if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > MAX_SIDE:
+    if x1 - x0 < 6 or y1 - y0 < 6 or max(x1 - x0, y1 - y0) > max_side:
         return None
     ink, ring = ink_against_border(image[y0:y1, x0:x1])
     if ring.mean() > RING_NOISE:
@@ -82,7 +103,9 @@ def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, i
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(rows):
         return None
-    return int(x0 + cols[0]), int(y0 + rows[0]), int(x0 + cols[-1] + 1), int(y0 + rows[-1] + 1)
+    drawn = ink[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    roundness = disc_agreement(drawn)
+    return (int(x0 + cols[0]), int(y0 + rows[0]), int(x0 + cols[-1] + 1), int(y0 + rows[-1] + 1)), roundness
 
 
 BLANK_CONTRAST = 8
@@ -156,11 +179,26 @@ def is_blank_patch(image: npt.NDArray[np.uint8], box: Sequence[int]) -> bool:
     return open_sides(image, (x0, y0, x1, y1), ground) >= OPEN_SIDES
 
 
-def fit_to_drawing(box: Sequence[int], drawing: Sequence[int]) -> tuple[int, int, int, int] | None:
-    """``box`` fitted to the ``drawing`` inside it, or None when the drawing fills too much of it."""
+def disc_agreement(drawn: npt.NDArray[np.bool_]) -> float:
+    """Share of a drawing's extent (``drawn``: its pixels) on which it agrees with the ellipse inscribed in
+    that extent (a pixel is inside when its centre is)."""
+    height, width = drawn.shape
+    y = (np.arange(height) + 0.5) / height * 2.0 - 1.0
+    x = (np.arange(width) + 0.5) / width * 2.0 - 1.0
+    return float((drawn == (y[:, None] ** 2 + x[None, :] ** 2 <= 1.0)).mean())
+
+
+def fit_to_drawing(
+    box: Sequence[int], drawing: Sequence[int], roundness: float = 0.0
+) -> tuple[int, int, int, int] | None:
+    """``box`` fitted to the ``drawing`` inside it, or None when the drawing fills too much of it. A filled
+    disc (``roundness`` at least :data:`DISC_MATCH`) is the control's own edge: the box becomes its extent."""
     x0, y0, x1, y1 = box
     ix0, iy0, ix1, iy1 = drawing
-    if (ix1 - ix0) * (iy1 - iy0) > FIT_SHARE * (x1 - x0) * (y1 - y0):
+    share = (ix1 - ix0) * (iy1 - iy0) / max((x1 - x0) * (y1 - y0), 1)
+    if roundness >= DISC_MATCH and share <= DISC_FIT_SHARE and min(ix1 - ix0, iy1 - iy0) >= MIN_SIDE:
+        return ix0, iy0, ix1, iy1
+    if share > FIT_SHARE:
         return None
     margin = MARGIN * min(ix1 - ix0, iy1 - iy0) + 1
     half_height = max((iy1 - iy0) / 2 + margin, MIN_SIDE / 2)
@@ -176,8 +214,8 @@ def fit_to_drawing(box: Sequence[int], drawing: Sequence[int]) -> tuple[int, int
 
 def fitted_box(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
     """The box fitted to the drawing inside it, or None when it stays as it is."""
-    drawing = drawing_in(image, box)
-    return None if drawing is None else fit_to_drawing(box, drawing)
+    found = drawing_and_roundness(image, box)
+    return None if found is None else fit_to_drawing(box, *found)
 
 
 def is_stroke(drawing: Sequence[int]) -> bool:
@@ -214,21 +252,24 @@ def fit_to_ink(image: RGBImage | None, elements: Sequence[Element]) -> list[Elem
         inside = containment(lines, boxes) >= TEXT_INSIDE
         covering = containment(boxes, lines) >= TEXT_COVER  # [box, line]
         holds_text = np.asarray(inside.any(axis=0) | covering.any(axis=1), dtype=bool)
+    heights = [e.height for e in words]
+    max_side = max(MAX_SIDE, MAX_SIDE_HEIGHTS * float(np.median(heights))) if heights else MAX_SIDE
     out: list[Element | None] = list(elements)
-    # One crop per box, each at most 96 px a side: 2-14 ms for a 1024x768 desktop's boxes (measured).
+    # One crop per box, each at most max_side px a side: 2-14 ms for a 1024x768 desktop's boxes (measured).
     for index, has_text in zip(detected, holds_text.tolist(), strict=True):
         if has_text:
             continue
         if is_blank_patch(image, elements[index].bbox):
             out[index] = None
             continue
-        drawing = drawing_in(image, elements[index].bbox)
-        if drawing is None:
+        found = drawing_and_roundness(image, elements[index].bbox, max_side)
+        if found is None:
             continue
+        drawing, roundness = found
         if is_stroke(drawing):
             out[index] = None
             continue
-        fitted = fit_to_drawing(elements[index].bbox, drawing)
+        fitted = fit_to_drawing(elements[index].bbox, drawing, roundness)
         if fitted is not None:
             out[index] = elements[index].replace(bbox=fitted)
     return [e for e in out if e is not None]

@@ -186,3 +186,33 @@ def test_a_radio_row_across_its_group_box_ends_at_its_label() -> None:
     (fitted,) = fit_labels_to_ink(image, [radio])
     assert fitted.bbox[:2] == row[:2] and fitted.bbox[3] == row[3]
     assert 165 <= fitted.bbox[2] <= 185, fitted.bbox  # the label's ink ends at about 168
+
+
+def test_a_filled_disc_is_its_own_extent_and_a_solid_glyph_keeps_its_button() -> None:
+    """MiniWoB++'s grid dots: an 18 px disc in the detector's 24 px box (0.56 of it, too much for a glyph's
+    fit) is the control at its drawn edge; a solid toolbar glyph as large keeps the button's box."""
+    image = Image.new("RGB", (480, 360), "white")
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((103, 103, 120, 120), fill=(0, 0, 255), outline=(0, 0, 0))
+    draw.rectangle((303, 103, 320, 120), fill=(190, 40, 120))  # a solid square glyph, 18 px
+    disc = fitted_box(np.asarray(image), (100, 100, 124, 124))
+    assert disc is not None and iou(disc, (103, 103, 121, 121)) >= 0.9
+    assert fitted_box(np.asarray(image), (300, 100, 324, 124)) is None
+
+
+def test_a_large_box_fits_on_a_screen_of_large_text_only() -> None:
+    """A 130 px box round a 40 px icon is a panel among 20 px lines and an icon's cell among 40 px ones
+    (a page at three times the pixel ratio)."""
+    image = Image.new("RGB", (960, 720), "white")
+    draw = ImageDraw.Draw(image)
+    draw.polygon([(400, 300), (440, 320), (400, 340)], outline=(90, 90, 90), width=4)  # a play glyph
+    box = (355, 255, 485, 385)
+
+    def lines(height: int) -> list[Element]:
+        boxes = [(20, 20 + 60 * k, 300, 20 + 60 * k + height) for k in range(3)]
+        return [Element(bbox=b, type=ElementType.TEXT, text="Label", source="ocr") for b in boxes]
+
+    small = fit_to_ink(np.asarray(image), [detected(box), *lines(20)])[0]
+    large = fit_to_ink(np.asarray(image), [detected(box), *lines(40)])[0]
+    assert small.bbox == box
+    assert iou(large.bbox, (400, 300, 441, 341)) >= 0.5
