@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import Element, ElementType
+from detact_service.core import DETECTOR_SOURCE, Element, ElementType
 from detact_service.detectors.classical_pixels import box_sums
 from detact_service.geometry import boxes_of, containment
 from detact_service.stages import RGBImage
@@ -399,3 +399,114 @@ def fit_to_cells(
         duplicate = iter((within & round_text).any(axis=1) & textless)
         kept = [w for w, held in zip(kept, holder, strict=True) if held or not next(duplicate)]
     return fitted[: len(pieces)], kept
+
+
+STRETCH_RUN = 0.9
+"""Share of a box's width a panel's edge covers along its top or bottom, and of the :data:`FRAME_REACH`
+pixels past its end, when the box is a stretch of the panel."""
+STRETCH_SIDE = 0.8
+"""Share of the height between a stretch's edges that a vertical step at its open end may cover (more: the
+box is closed there, a cell or a field)."""
+STRETCH_FLAT = 10
+"""Grey levels from the inside's median beyond which a pixel counts as drawn ..."""
+STRETCH_SPECKS = 8
+"""... and how many such pixels a blank stretch may hold (JPEG noise; a 16 px icon's outline is 100)."""
+
+
+def rule_rows(
+    integral: npt.NDArray[np.int32], boxes: IntBoxes, rows: IntBoxes, valid: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """For each box (``(n, 4)``) and each of its candidate ``rows`` (``(n, k)``, ``valid`` where they lie in
+    its band): whether a horizontal rule runs across the whole box there and on past its left end, and
+    whether it runs across it and on past its right end (``integral``: the rule mask's integral image)."""
+    width = integral.shape[1] - 1
+    rows = rows.clip(0, integral.shape[0] - 2)
+
+    def share(left: IntBoxes, right: IntBoxes) -> npt.NDArray[np.float64]:
+        left, right = left.clip(0, width)[:, None], right.clip(0, width)[:, None]
+        total = (
+            integral[rows + 1, right]
+            - integral[rows, right]
+            - integral[rows + 1, left]
+            + integral[rows, left]
+        )
+        return np.asarray(total / np.maximum(right - left, 1), dtype=np.float64)
+
+    x1, x2 = boxes[:, 0], boxes[:, 2]
+    across = valid & (share(x1, x2) >= STRETCH_RUN)
+    on_left = across & (x1 >= FRAME_REACH)[:, None] & (share(x1 - FRAME_REACH, x1) >= STRETCH_RUN)
+    on_right = across & (x2 + FRAME_REACH <= width)[:, None] & (share(x2, x2 + FRAME_REACH) >= STRETCH_RUN)
+    return on_left, on_right
+
+
+def closed_at(grey: Grey, x: int, top: int, bottom: int) -> bool:
+    """Whether a vertical step (a frame's side, a cell's rule) crosses rows ``top..bottom`` near column
+    ``x``."""
+    x0, x1 = max(x - FRAME_SLACK, 0), min(x + FRAME_SLACK, grey.shape[1] - 1)
+    if bottom - top < 2 or x1 <= x0:
+        return False
+    band = grey[top:bottom, x0 : x1 + 1].astype(np.int16)
+    steps = np.abs(np.diff(band, axis=1)) >= RULE_CONTRAST
+    return bool((steps.mean(axis=0) >= STRETCH_SIDE).any())
+
+
+def frame_stretches(grey: Grey, horizontal: Mask, boxes: IntBoxes) -> npt.NDArray[np.bool_]:
+    """Which ``boxes`` are blank stretches of a larger panel or row: a rule along the top and one along the
+    bottom run across the box and on past the same end, where nothing closes it, and nothing is drawn
+    between them. A field's or a button's frame stops at its ends (:func:`is_framed`). The rules are found
+    for all boxes at once (an integral image of the rule mask); only the boxes they frame are looked into."""
+    height, width = grey.shape
+    boxes = np.stack(
+        [
+            boxes[:, 0].clip(0, width),
+            boxes[:, 1].clip(0, height),
+            boxes[:, 2].clip(0, width),
+            boxes[:, 3].clip(0, height),
+        ],
+        axis=1,
+    )
+    half = (boxes[:, 3] - boxes[:, 1]) // 2
+    out = np.zeros(len(boxes), dtype=bool)
+    wide = (boxes[:, 2] - boxes[:, 0] >= 2 * FRAME_REACH) & (half >= 3)
+    if not wide.any():
+        return out
+    integral = np.asarray(cv2.integral(horizontal, sdepth=cv2.CV_32S), dtype=np.int32)
+    steps = np.arange(int(half[wide].max()) + FRAME_SLACK)[None]
+    reach = (half + FRAME_SLACK)[:, None]
+    top_rows = boxes[:, 1:2] - FRAME_SLACK + steps  # from a little above the top down to the middle
+    low_rows = boxes[:, 3:4] + FRAME_SLACK - 1 - steps  # from a little below the bottom up to the middle
+    top_ok = wide[:, None] & (steps < reach) & (top_rows >= 0)
+    low_ok = wide[:, None] & (steps < reach) & (low_rows < height)
+    top_left, top_right = rule_rows(integral, boxes, top_rows, top_ok)
+    low_left, low_right = rule_rows(integral, boxes, low_rows, low_ok)
+    for tops, lows, end in ((top_left, low_left, 0), (top_right, low_right, 2)):
+        for index in np.flatnonzero(tops.any(axis=1) & lows.any(axis=1)).tolist():
+            if out[index]:
+                continue
+            x1, _, x2, _ = boxes[index].tolist()
+            top = int(top_rows[index][tops[index]].max()) + 2  # between the rules: a 1 px line steps twice
+            bottom = int(low_rows[index][lows[index]].min())
+            if bottom - top < 3 or closed_at(grey, int(boxes[index, end]), top, bottom):
+                continue
+            inside = grey[top + 1 : bottom - 1, x1 + FRAME_SLACK : x2 - FRAME_SLACK].astype(np.int16)
+            flat = np.abs(inside - np.median(inside)) > STRETCH_FLAT if inside.size else None
+            out[index] = flat is not None and int(flat.sum()) <= STRETCH_SPECKS
+    return out
+
+
+def drop_frame_stretches(image: RGBImage | None, widgets: Sequence[Element]) -> list[Element]:
+    """``widgets`` without the textless detector boxes that are blank stretches of a larger frame
+    (:func:`frame_stretches`): the empty right part of a code block or of a table's row, which the
+    reader would call an input."""
+    candidates = [
+        i
+        for i, w in enumerate(widgets)
+        if w.source == DETECTOR_SOURCE and not w.text and w.width >= 2 * FRAME_REACH
+    ]
+    if image is None or not candidates:
+        return list(widgets)
+    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    boxes = boxes_of([widgets[i] for i in candidates]).astype(np.int64)
+    stretch = frame_stretches(grey, horizontal_rules(grey), boxes)
+    dropped = {i for i, gone in zip(candidates, stretch.tolist(), strict=True) if gone}
+    return [w for i, w in enumerate(widgets) if i not in dropped]

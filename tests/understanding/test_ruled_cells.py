@@ -10,7 +10,7 @@ from detact_service.core import Element, ElementType
 from detact_service.geometry import iou
 from detact_service.settings import Settings
 from detact_service.understanding.merge import merge_elements
-from detact_service.understanding.ruled_cells import cut_at_rules, fit_to_cells
+from detact_service.understanding.ruled_cells import cut_at_rules, drop_frame_stretches, fit_to_cells
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 COLUMNS = (10, 100, 180, 700)  # rule x positions: three columns, the last one stretched
@@ -209,3 +209,36 @@ def test_a_list_row_may_hold_icons_at_its_ends_not_buttons_between() -> None:
     assert by_text["Outbox"] == texts["Outbox"].bbox  # a button between its ends: not a list row
     assert near(by_text["Drafts"], rows["Drafts"])
     assert kept == [chevron, between]  # the row's second, textless box went
+
+
+def draw_stretches() -> np.ndarray:
+    """A grey code block framed by 1 px lines, an empty framed field, two empty table cells between rules,
+    and a code block with an icon in its right part, on white."""
+    image = Image.new("RGB", (1280, 420), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((8, 14, 1256, 46), fill=(238, 238, 238), outline=(200, 200, 200))  # a code block
+    draw.text((16, 22), "InheritedDef := InheritedExpr", fill=(30, 30, 30))
+    draw.rectangle((400, 100, 900, 132), fill="white", outline=(160, 160, 160))  # an empty field
+    for y in (180, 212):  # a table's row lines, with its column lines
+        draw.line((8, y, 1256, y), fill=(190, 190, 190))
+    for x in (8, 400, 900, 1256):
+        draw.line((x, 180, x, 212), fill=(190, 190, 190))
+    draw.rectangle((8, 300, 1256, 332), fill=(238, 238, 238), outline=(200, 200, 200))
+    draw.ellipse((1000, 308, 1016, 324), outline=(60, 60, 60), width=2)  # an icon in the block's right part
+    return np.asarray(image)
+
+
+@pytest.mark.parametrize(
+    ("box", "stretch"),
+    [
+        ((402, 12, 1245, 49), True),  # the code block's empty right part: its edges run on to the left
+        ((615, 11, 1257, 49), True),  # the same to the block's right end
+        ((396, 97, 904, 136), False),  # an empty field: its frame stops at both ends
+        ((402, 178, 898, 215), False),  # an empty cell: column lines close it
+        ((402, 298, 1245, 335), False),  # a stretch with an icon in it
+    ],
+)
+def test_a_blank_stretch_of_a_frame_is_no_control(box: Box, stretch: bool) -> None:
+    image = draw_stretches()
+    widget = Element(box, ElementType.ICON, source="detector", score=0.4)
+    assert (drop_frame_stretches(image, [widget]) == []) is stretch
