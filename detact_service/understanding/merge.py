@@ -58,6 +58,7 @@ ROW_RUN = 4.0  # a label's box beside its mark that runs this many mark heights 
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
+GROUP_MANY = 4  # a segmenter's picture holding this many detector boxes is a bar (a taskbar)
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
 CHILD_SHARE = 0.2  # the boxes a textless box holds fill this share of it to lend it their text
@@ -197,6 +198,21 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
     group = np.zeros(len(widgets), dtype=bool)
     group[np.flatnonzero(detected)] = (controls >= 2) & ~captioned & ((covered >= GROUP_COVER) | stacked)
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
+
+
+def drop_crowded_pictures(widgets: Sequence[Element]) -> list[Element]:
+    """Drop the segmenter's pictures that hold :data:`GROUP_MANY` detector boxes or more: a bar drawn in
+    a colour of its own (a taskbar, a toolbar's strip), which the segmenter took for an image and the
+    reader, seeing its texts, for a text or a field; its controls stay."""
+    pictures = [i for i, w in enumerate(widgets) if w.source == "segment" and w.type is ElementType.IMAGE]
+    detected = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE]
+    if not pictures or len(detected) < GROUP_MANY:
+        return list(widgets)
+    held = geometry.containment(
+        geometry.boxes_of([widgets[i] for i in detected]), geometry.boxes_of([widgets[i] for i in pictures])
+    )  # [detector box, picture]
+    crowded = {pictures[j] for j in np.flatnonzero((held >= GROUP_INSIDE).sum(axis=0) >= GROUP_MANY)}
+    return [w for i, w in enumerate(widgets) if i not in crowded]
 
 
 def control_rows(boxes: npt.NDArray[np.float64], members: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
@@ -606,7 +622,7 @@ def merge_elements(
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
     texts = split_lines_at_boxes(image, texts, others)
     others = drop_boxes_in_cjk_words(image, texts, others)
-    others = drop_glyphs_in_controls(drop_groups(deduplicate(others), texts))
+    others = drop_glyphs_in_controls(drop_crowded_pictures(drop_groups(deduplicate(others), texts)))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
     if screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width:

@@ -407,3 +407,17 @@ def test_degenerate_screens_and_sliver_lines_merge_without_error(shape: tuple[in
         x1, y1, x2, y2 = element.bbox
         assert 0 <= x1 <= x2 <= width and 0 <= y1 <= y2 <= height
     assert any(e.text == "Name Size" or (e.text or "").startswith("Name") for e in merged)
+
+
+@pytest.mark.parametrize("icons", [3, 5])
+def test_a_picture_holding_four_controls_or_more_is_a_bar(icons: int) -> None:
+    """A taskbar the segmenter took for a picture holds the detector's buttons: it goes, they stay; a
+    picture holding fewer (a video's play and volume buttons) stays a picture."""
+    bar = Element(bbox=(0, 730, 1024, 768), type=ElementType.IMAGE, source="segment", score=0.6)
+    buttons = [
+        Element(bbox=(40 * k, 740, 40 * k + 30, 766), type=ElementType.ICON, source="detector", score=0.7)
+        for k in range(icons)
+    ]
+    merged = merge_elements([bar, *buttons], 1024, 768)
+    assert sum(e.type is ElementType.ICON for e in merged) == icons
+    assert any(e.type is ElementType.IMAGE for e in merged) is (icons < 4)
