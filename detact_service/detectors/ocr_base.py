@@ -206,8 +206,7 @@ def _cjk_joins(
     left_ends = np.asarray([bool(text) and text[-1] in CJK_CLOSING for text in texts[:-1]], dtype=bool)
     right_opens = np.asarray(
         [
-            bool(right)
-            and (right[0] in CJK_OPENING or (right[0] == "(" and bool(left) and is_cjk(left[-1])))
+            bool(right) and (right[0] in CJK_OPENING or (right[0] == "(" and bool(left) and is_cjk(left[-1])))
             for left, right in itertools.pairwise(texts)
         ],
         dtype=bool,

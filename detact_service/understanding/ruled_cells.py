@@ -414,7 +414,10 @@ STRETCH_SPECKS = 8
 
 
 def rule_rows(
-    integral: npt.NDArray[np.int32], boxes: IntBoxes, rows: IntBoxes, valid: npt.NDArray[np.bool_]
+    integral: npt.NDArray[np.int32],
+    boxes: IntBoxes,
+    rows: npt.NDArray[np.int64],
+    valid: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """For each box (``(n, 4)``) and each of its candidate ``rows`` (``(n, k)``, ``valid`` where they lie in
     its band): whether a horizontal rule runs across the whole box there and on past its left end, and
@@ -422,7 +425,7 @@ def rule_rows(
     width = integral.shape[1] - 1
     rows = rows.clip(0, integral.shape[0] - 2)
 
-    def share(left: IntBoxes, right: IntBoxes) -> npt.NDArray[np.float64]:
+    def share(left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         left, right = left.clip(0, width)[:, None], right.clip(0, width)[:, None]
         total = (
             integral[rows + 1, right]
@@ -456,15 +459,7 @@ def frame_stretches(grey: Grey, horizontal: Mask, boxes: IntBoxes) -> npt.NDArra
     between them. A field's or a button's frame stops at its ends (:func:`is_framed`). The rules are found
     for all boxes at once (an integral image of the rule mask); only the boxes they frame are looked into."""
     height, width = grey.shape
-    boxes = np.stack(
-        [
-            boxes[:, 0].clip(0, width),
-            boxes[:, 1].clip(0, height),
-            boxes[:, 2].clip(0, width),
-            boxes[:, 3].clip(0, height),
-        ],
-        axis=1,
-    )
+    boxes = boxes.clip(0, np.array([width, height, width, height]))
     half = (boxes[:, 3] - boxes[:, 1]) // 2
     out = np.zeros(len(boxes), dtype=bool)
     wide = (boxes[:, 2] - boxes[:, 0] >= 2 * FRAME_REACH) & (half >= 3)
@@ -489,8 +484,8 @@ def frame_stretches(grey: Grey, horizontal: Mask, boxes: IntBoxes) -> npt.NDArra
             if bottom - top < 3 or closed_at(grey, int(boxes[index, end]), top, bottom):
                 continue
             inside = grey[top + 1 : bottom - 1, x1 + FRAME_SLACK : x2 - FRAME_SLACK].astype(np.int16)
-            flat = np.abs(inside - np.median(inside)) > STRETCH_FLAT if inside.size else None
-            out[index] = flat is not None and int(flat.sum()) <= STRETCH_SPECKS
+            drawn = np.abs(inside - np.median(inside)) > STRETCH_FLAT if inside.size else None
+            out[index] = drawn is not None and int(drawn.sum()) <= STRETCH_SPECKS
     return out
 
 
