@@ -80,17 +80,11 @@ def ink_against_border(crop: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool
     return drawn, ring
 
 
-def drawing_in(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
-    """The extent of what is drawn in a small box on flat ground, or None (a large box, a box crossing an
-    edge, nothing drawn)."""
-    found = drawing_and_roundness(image, box)
-    return None if found is None else found[0]
-
-
 def drawing_and_roundness(
     image: npt.NDArray[np.uint8], box: Sequence[int], max_side: float = MAX_SIDE
 ) -> tuple[tuple[int, int, int, int], float] | None:
-    """:func:`drawing_in`'s extent and the share of it on which the drawing agrees with the ellipse
+    """The extent of what is drawn in a small box on flat ground (None for a large box, a box crossing an
+    edge, nothing drawn), and the share of that extent on which the drawing agrees with the ellipse
     inscribed in it (a filled disc near 1, a glyph's strokes far less)."""
     height, width = image.shape[:2]
     x0, y0, x1, y1 = box

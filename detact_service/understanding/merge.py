@@ -46,7 +46,7 @@ from detact_service.understanding.line_split import (
     split_lines_at_boxes,
     words_for_boxes_on_lines,
 )
-from detact_service.understanding.ruled_cells import drop_frame_stretches, fit_to_cells
+from detact_service.understanding.ruled_cells import drop_frame_stretches, fit_to_cells, screen_rules
 
 DUPLICATE_IOU = 0.7
 TEXT_INSIDE = 0.6  # share of a text line's area that must lie in a widget for the text to join it
@@ -628,9 +628,10 @@ def merge_elements(
     if screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width:
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
-    others = drop_frame_stretches(image, others)
+    rules = screen_rules(image) if image is not None and min(image.shape[:2]) > 0 else None
+    others = drop_frame_stretches(rules, others)
     others = words_for_boxes_on_lines(image, texts, others)
-    texts, others = fit_to_cells(image, texts, others)
+    texts, others = fit_to_cells(image, texts, others, rules)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)
     others = unlabelled_marks_to_icons(texts, others)

@@ -114,9 +114,11 @@ def vertical_rules(grey: Grey, text_height: float) -> Mask:
     return np.asarray(cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8)), np.uint8)
 
 
-def rule_masks(grey: Grey, text_height: float) -> tuple[Mask, Mask]:
-    """The horizontal and vertical rules of a screenshot's grey image."""
-    return horizontal_rules(grey), vertical_rules(grey, text_height)
+def screen_rules(image: RGBImage) -> tuple[Grey, Mask]:
+    """A screenshot's grey image and its horizontal rules, found once for the merge's steps that read them
+    (:func:`drop_frame_stretches`, :func:`fit_to_cells`)."""
+    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    return grey, horizontal_rules(grey)
 
 
 def thin_lines(grey: Grey) -> npt.NDArray[np.bool_]:
@@ -360,19 +362,22 @@ def band_boxes(
 
 
 def fit_to_cells(
-    image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element]
+    image: RGBImage | None,
+    texts: Sequence[Element],
+    widgets: Sequence[Element],
+    rules: tuple[Grey, Mask] | None = None,
 ) -> tuple[list[Element], list[Element]]:
     """``(texts, widgets)`` with the free text lines (``texts``: no widget holds them) cut at vertical rules,
     and each of them and each widget that only boxes a caption (:data:`CELL_HOLDERS` with text) fitted to
-    its ruled cell."""
+    its ruled cell (``rules``: the screen's :func:`screen_rules` when the caller has them)."""
     holder = [bool(w.text) and w.type in CELL_HOLDERS for w in widgets]
     captions = [w for w, held in zip(widgets, holder, strict=True) if held]
     if image is None or (not texts and not captions):
         return list(texts), list(widgets)
     lines = boxes_of(texts or captions)  # the text lines' heights (a detector pads its boxes)
-    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
+    grey, horizontal = rules if rules is not None else screen_rules(image)
     text_height = float(np.median(lines[:, 3] - lines[:, 1]))
-    horizontal, vertical = rule_masks(grey, text_height)
+    vertical = vertical_rules(grey, text_height)
     pieces = cut_at_rules(texts, grey, vertical)
     holder = [held and not is_framed(horizontal, w.bbox) for w, held in zip(widgets, holder, strict=True)]
     captions = [w for w, held in zip(widgets, holder, strict=True) if held]
@@ -489,19 +494,18 @@ def frame_stretches(grey: Grey, horizontal: Mask, boxes: IntBoxes) -> npt.NDArra
     return out
 
 
-def drop_frame_stretches(image: RGBImage | None, widgets: Sequence[Element]) -> list[Element]:
+def drop_frame_stretches(rules: tuple[Grey, Mask] | None, widgets: Sequence[Element]) -> list[Element]:
     """``widgets`` without the textless detector boxes that are blank stretches of a larger frame
-    (:func:`frame_stretches`): the empty right part of a code block or of a table's row, which the
-    reader would call an input."""
+    (:func:`frame_stretches`; ``rules``: the screen's :func:`screen_rules`, None without a screenshot): the
+    empty right part of a code block or of a table's row, which the reader would call an input."""
     candidates = [
         i
         for i, w in enumerate(widgets)
         if w.source == DETECTOR_SOURCE and not w.text and w.width >= 2 * FRAME_REACH
     ]
-    if image is None or not candidates:
+    if rules is None or not candidates:
         return list(widgets)
-    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     boxes = boxes_of([widgets[i] for i in candidates]).astype(np.int64)
-    stretch = frame_stretches(grey, horizontal_rules(grey), boxes)
+    stretch = frame_stretches(*rules, boxes)
     dropped = {i for i, gone in zip(candidates, stretch.tolist(), strict=True) if gone}
     return [w for i, w in enumerate(widgets) if i not in dropped]

@@ -10,7 +10,12 @@ from detact_service.core import Element, ElementType
 from detact_service.geometry import iou
 from detact_service.settings import Settings
 from detact_service.understanding.merge import merge_elements
-from detact_service.understanding.ruled_cells import cut_at_rules, drop_frame_stretches, fit_to_cells
+from detact_service.understanding.ruled_cells import (
+    cut_at_rules,
+    drop_frame_stretches,
+    fit_to_cells,
+    screen_rules,
+)
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
 COLUMNS = (10, 100, 180, 700)  # rule x positions: three columns, the last one stretched
@@ -241,4 +246,4 @@ def draw_stretches() -> np.ndarray:
 def test_a_blank_stretch_of_a_frame_is_no_control(box: Box, stretch: bool) -> None:
     image = draw_stretches()
     widget = Element(box, ElementType.ICON, source="detector", score=0.4)
-    assert (drop_frame_stretches(image, [widget]) == []) is stretch
+    assert (drop_frame_stretches(screen_rules(image), [widget]) == []) is stretch
