@@ -21,6 +21,7 @@ from detact_service.understanding.reader import (
     near_checkable,
     paragraph_types,
     row_groups,
+    state_applies,
     tab_types,
     textless_glyphs,
     with_check_answers,
@@ -90,6 +91,12 @@ def test_states_apply_only_to_their_types() -> None:
     assert not APPLIES[TYPES.index(ElementType.BUTTON), checked]
     assert APPLIES[TYPES.index(ElementType.TAB), selected]
     assert not APPLIES[TYPES.index(ElementType.TEXT), STATES.index("disabled")]
+
+
+def test_links_are_read_for_selected_but_not_trained_for_it() -> None:
+    selected, link = STATES.index("selected"), TYPES.index(ElementType.LINK)
+    assert APPLIES[link, selected] and not APPLIES[TYPES.index(ElementType.BUTTON), selected]
+    assert not state_applies([ElementType.LINK])[0, selected]
 
 
 @pytest.fixture(scope="module")
