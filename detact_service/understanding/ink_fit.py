@@ -6,7 +6,8 @@ the detector's box, padded as on a phone, misses it at IoU 0.5 (a 26 px radio in
 detector box whose border lies on flat ground (one colour all round) holds a control drawn smaller than
 the box; the box shrinks to that drawing's extent plus a margin, or to its extent alone when it is a filled
 disc (a dot, a round avatar: its edge is the control's). A box that crosses a visible edge (a
-button's frame or fill) is left as it is, and so is every box on a phone-shaped screen. OCR text in a box
+button's frame or fill, another region) is left as it is, and so is every box on a phone-shaped screen;
+one whose side lies on a rule with the ground past it too (a list's separator) is fitted within the rule. OCR text in a box
 keeps it too (a table cell, a menu item), unless it is a drawing read as text (``×``, a magnifier read
 ``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no control and goes,
 and so does a box round a patch of the ground it lies on (:func:`is_blank_patch`).
@@ -80,6 +81,69 @@ def ink_against_border(crop: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.bool
     return drawn, ring
 
 
+EDGE_RULE_SHARE = 0.9
+"""A line along a box's side drawn on this share of its length is a rule the box lies on ..."""
+EDGE_RULE_REACH = 0.15
+"""... looked for this share of the box's size deep inside its side (at least :data:`EDGE_RULE_DEPTH` px);
+the ground must lie past the rule within as far outside the box (a separator between two rows, drawn
+thicker on a page zoomed, not the edge of another region) ..."""
+EDGE_RULE_DEPTH = 3
+EDGE_RULE_GROUND = 0.1
+"""... where at most this share of a line differs from the box's ground ..."""
+EDGE_RULE_SIDES = 2
+"""... on at most this many sides (three or four drawn sides are a frame round the control)."""
+
+
+def padded_shares(shares: npt.NDArray[np.float64], before: int, after: int) -> npt.NDArray[np.float64]:
+    """``shares`` with ``before`` and ``after`` lines off the screen added at its ends, reading 1: no ground
+    lies past the screen's edge."""
+    return np.concatenate([np.ones(before), shares, np.ones(after)])
+
+
+def rule_trim(lines: npt.NDArray[np.float64], reach: int) -> int | None:
+    """How deep a rule lies inside one side (``lines``: the drawn shares of the lines parallel to it, from
+    ``reach`` outside the box to ``reach`` inside), 0 for none; None when the side crosses into another
+    region (no ground line past the rule)."""
+    ruled = np.flatnonzero(lines[reach:] >= EDGE_RULE_SHARE)
+    if not len(ruled):
+        return 0
+    if not (lines[: reach + int(ruled[0])] <= EDGE_RULE_GROUND).any():
+        return None
+    return int(ruled.max()) + 1
+
+
+def without_edge_rules(image: npt.NDArray[np.uint8], box: Sequence[int]) -> tuple[int, int, int, int] | None:
+    """How many pixels to trim from the (top, bottom, left, right) of a box whose side lies on a rule with
+    the ground on its far side too (a list's separator under a row of action icons), or None when no side
+    does, when too many do, or when a side crosses into another region (a window's title bar past a
+    button's box, a taskbar's edge). Such a rule crosses the box's border ring, which would otherwise
+    leave the box unfitted; the ground is read inside the rules' reach, where they cannot outvote it."""
+    x0, y0, x1, y1 = box
+    if min(x1 - x0, y1 - y0) < 4 * EDGE_RULE_DEPTH:
+        return None
+    reach_x = max(EDGE_RULE_DEPTH, round(EDGE_RULE_REACH * (x1 - x0)))
+    reach_y = max(EDGE_RULE_DEPTH, round(EDGE_RULE_REACH * (y1 - y0)))
+    ground = np.median(border_pixels(image[y0 + reach_y : y1 - reach_y, x0 + reach_x : x1 - reach_x]), axis=0)
+    height, width = image.shape[:2]
+    gx0, gy0 = max(x0 - reach_x, 0), max(y0 - reach_y, 0)
+    gx1, gy1 = min(x1 + reach_x, width), min(y1 + reach_y, height)
+    area = image[gy0:gy1, gx0:gx1].astype(np.int16)
+    ink = np.abs(area - ground.astype(np.int16)).max(axis=2) > INK_CONTRAST
+    rows = padded_shares(ink[:, x0 - gx0 : x1 - gx0].mean(axis=1), gy0 - (y0 - reach_y), y1 + reach_y - gy1)
+    columns = padded_shares(ink[y0 - gy0 : y1 - gy0].mean(axis=0), gx0 - (x0 - reach_x), x1 + reach_x - gx1)
+    trims = (
+        rule_trim(rows[: 2 * reach_y], reach_y),
+        rule_trim(rows[::-1][: 2 * reach_y], reach_y),
+        rule_trim(columns[: 2 * reach_x], reach_x),
+        rule_trim(columns[::-1][: 2 * reach_x], reach_x),
+    )
+    if any(t is None for t in trims):
+        return None
+    top, bottom, left, right = (int(t or 0) for t in trims)
+    sides = sum(t > 0 for t in (top, bottom, left, right))
+    return (top, bottom, left, right) if 0 < sides <= EDGE_RULE_SIDES else None
+
+
 def drawing_and_roundness(
     image: npt.NDArray[np.uint8], box: Sequence[int], max_side: float = MAX_SIDE
 ) -> tuple[tuple[int, int, int, int], float] | None:
@@ -93,7 +157,14 @@ def drawing_and_roundness(
         return None
     ink, ring = ink_against_border(image[y0:y1, x0:x1])
     if ring.mean() > RING_NOISE:
-        return None
+        trimmed = without_edge_rules(image, (x0, y0, x1, y1))
+        if trimmed is None:
+            return None
+        top, bottom, left, right = trimmed
+        x0, y0, x1, y1 = x0 + left, y0 + top, x1 - right, y1 - bottom
+        ink, ring = ink_against_border(image[y0:y1, x0:x1])
+        if ring.mean() > RING_NOISE:
+            return None
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     if not len(rows):
         return None

@@ -58,6 +58,7 @@ ROW_RUN = 4.0  # a label's box beside its mark that runs this many mark heights 
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
+SCROLLBAR_STRIP = 0.2  # controls all within this share of a box's right (bottom) side are its scrollbar's
 GROUP_MANY = 4  # a segmenter's picture holding this many detector boxes is a bar (a taskbar)
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
@@ -195,8 +196,11 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
     # detected apart, a search field and its icon: one control, not a group
     captioned = ((inside & caption[:, None]).sum(axis=0) == 1) & (controls == 2)
     stacked = control_rows(boxes, inside & ~is_label[:, None]) >= STACKED_ROWS
+    scrolled = own_scrollbar(boxes, inside & ~is_label[:, None])
     group = np.zeros(len(widgets), dtype=bool)
-    group[np.flatnonzero(detected)] = (controls >= 2) & ~captioned & ((covered >= GROUP_COVER) | stacked)
+    group[np.flatnonzero(detected)] = (
+        (controls >= 2) & ~captioned & ~scrolled & ((covered >= GROUP_COVER) | stacked)
+    )
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
 
 
@@ -213,6 +217,17 @@ def drop_crowded_pictures(widgets: Sequence[Element]) -> list[Element]:
     )  # [detector box, picture]
     crowded = {pictures[j] for j in np.flatnonzero((held >= GROUP_INSIDE).sum(axis=0) >= GROUP_MANY)}
     return [w for i, w in enumerate(widgets) if i not in crowded]
+
+
+def own_scrollbar(boxes: npt.NDArray[np.float64], members: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """For each outer box, whether every member box (``members``: [inner box, outer box]) lies in a strip
+    along its right or its bottom side, :data:`SCROLLBAR_STRIP` of its width or height deep: the arrows and
+    the thumb of its own scrollbar (a text area's), not controls that make it a group."""
+    x0, y0, x1, y1 = boxes.T
+    right = x0[:, None] >= x1[None, :] - SCROLLBAR_STRIP * (x1 - x0)[None, :]  # [inner, outer]
+    bottom = y0[:, None] >= y1[None, :] - SCROLLBAR_STRIP * (y1 - y0)[None, :]
+    held = members.any(axis=0)
+    return held & ((~members | right).all(axis=0) | (~members | bottom).all(axis=0))
 
 
 def control_rows(boxes: npt.NDArray[np.float64], members: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:

@@ -216,3 +216,22 @@ def test_a_large_box_fits_on_a_screen_of_large_text_only() -> None:
     large = fit_to_ink(np.asarray(image), [detected(box), *lines(40)])[0]
     assert small.bbox == box
     assert iou(large.bbox, (400, 300, 441, 341)) >= 0.5
+
+
+@pytest.mark.parametrize(
+    ("rules", "fits"),
+    [
+        ([(90, 136, 470, 137)], True),  # a list's separator along the box's bottom edge
+        ([(90, 136, 470, 137), (90, 40, 90, 137)], True),  # and a panel's left border along its left edge
+        ([(90, 136, 470, 137), (90, 40, 90, 137), (136, 40, 136, 137)], False),  # three sides: a frame
+        ([(0, 0, 480, 91)], False),  # the edge of another region (a title bar) past the box's top
+    ],
+)
+def test_a_box_lying_on_rules_fits_what_it_holds_and_a_frame_does_not(
+    rules: list[tuple[int, int, int, int]], fits: bool
+) -> None:
+    image = Image.fromarray(radio_screen())
+    for rule in rules:
+        ImageDraw.Draw(image).rectangle(rule, fill=(200, 205, 215))
+    fitted = fitted_box(np.asarray(image), PADDED)
+    assert (fitted is not None and iou(fitted, RADIO) >= 0.5) is fits

@@ -210,6 +210,16 @@ def test_a_box_around_several_controls_is_a_group_and_each_control_stays() -> No
     assert [e.bbox for e in merged] == [b.bbox for b in buttons]
 
 
+def test_a_text_area_holding_its_own_scrollbar_stays_and_a_panel_of_stacked_buttons_does_not() -> None:
+    area = detected((100, 100, 400, 300))
+    scrollbar = [detected((382, 100 + 60 * i, 398, 116 + 60 * i)) for i in range(3)]  # arrows and thumb
+    merged = merge_elements([area, *scrollbar], screen_width=1280, screen_height=800)
+    assert [e.bbox for e in merged].count(area.bbox) == 1 and len(merged) == 4
+    stacked = [detected((150, 100 + 60 * i, 250, 130 + 60 * i)) for i in range(3)]  # a column of buttons
+    merged = merge_elements([area, *stacked], screen_width=1280, screen_height=800)
+    assert area.bbox not in [e.bbox for e in merged]
+
+
 def test_a_tile_whose_icon_and_caption_are_detected_apart_is_one_control() -> None:
     tile = detected((376, 500, 554, 640))
     icon, caption_box = detected((430, 510, 500, 580)), detected((420, 590, 510, 625))
