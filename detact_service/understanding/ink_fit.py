@@ -7,10 +7,10 @@ detector box whose border lies on flat ground (one colour all round) holds a con
 the box; the box shrinks to that drawing's extent plus a margin, or to its extent alone when it is a filled
 disc (a dot, a round avatar: its edge is the control's). A box that crosses a visible edge (a
 button's frame or fill, another region) is left as it is, and so is every box on a phone-shaped screen;
-one whose side lies on a rule with the ground past it too (a list's separator) is fitted within the rule. OCR text in a box
-keeps it too (a table cell, a menu item), unless it is a drawing read as text (``×``, a magnifier read
-``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no control and goes,
-and so does a box round a patch of the ground it lies on (:func:`is_blank_patch`).
+one whose side lies on a rule with the ground past it too (a list's separator) is fitted within the rule.
+OCR text in a box keeps it too (a table cell, a menu item), unless it is a drawing read as text (``×``, a
+magnifier read ``Q``). A box round nothing but an upright stroke (a ruler's tick, a separator) is no
+control and goes, and so does a box round a patch of the ground it lies on (:func:`is_blank_patch`).
 """
 
 from __future__ import annotations

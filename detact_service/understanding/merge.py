@@ -39,7 +39,12 @@ from detact_service.core import (
 )
 from detact_service.stages import Backend, RGBImage, register
 from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text, is_letter_text
-from detact_service.understanding.ink_fit import drop_bare_boxes, fit_to_ink, ink_against_border
+from detact_service.understanding.ink_fit import (
+    drop_bare_boxes,
+    fit_to_ink,
+    ink_against_border,
+    reads_a_drawing,
+)
 from detact_service.understanding.line_split import (
     boxes_on_lines,
     drop_boxes_in_cjk_words,
@@ -59,6 +64,8 @@ GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the bo
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
 SCROLLBAR_STRIP = 0.2  # controls all within this share of a box's right (bottom) side are its scrollbar's
+WEAK_SPAN_SCORE = 0.15  # a detector box scored under this ...
+WEAK_SPAN_INSIDE = 0.8  # ... holding two surer boxes this far inside it spans them: it goes
 GROUP_MANY = 4  # a segmenter's picture holding this many detector boxes is a bar (a taskbar)
 LABEL_BOX_IOU = 0.5  # a detector box this close to a text line is that text (a caption), not a control
 CAPTION_HEIGHTS = 3.0  # a detector box round one text line at most this many lines tall is a caption
@@ -202,6 +209,28 @@ def drop_groups(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> li
         (controls >= 2) & ~captioned & ~scrolled & ((covered >= GROUP_COVER) | stacked)
     )
     return [w for w, is_group in zip(widgets, group, strict=True) if not is_group]
+
+
+def drop_weak_spans(widgets: Sequence[Element], texts: Sequence[Element] = ()) -> list[Element]:
+    """Drop detector boxes scored under :data:`WEAK_SPAN_SCORE` that span two or more surer detector boxes
+    (each at least :data:`WEAK_SPAN_INSIDE` inside it) that are not words: a second, doubtful box round
+    two neighbouring icons (a share row's `f` and bird) is neither of them. Pointer screens only (on
+    phones it cost a clickable view of the `phone_real` test apps)."""
+    detected = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE]
+    if len(detected) < 3:
+        return list(widgets)
+    boxes = geometry.boxes_of([widgets[i] for i in detected])
+    scores = np.asarray([widgets[i].score or 0.0 for i in detected])
+    inside = geometry.containment(boxes, boxes) >= WEAK_SPAN_INSIDE  # [inner, outer]
+    np.fill_diagonal(inside, False)
+    inside &= scores[:, None] > scores[None, :]
+    words = [t for t in texts if not reads_a_drawing(t)]
+    if words:
+        worded = geometry.iou_matrix(boxes, geometry.boxes_of(words)).max(axis=1) >= LABEL_BOX_IOU
+        inside &= ~worded[:, None]
+    weak = (scores < WEAK_SPAN_SCORE) & (inside.sum(axis=0) >= 2)
+    dropped = {detected[k] for k in np.flatnonzero(weak).tolist()}
+    return [w for i, w in enumerate(widgets) if i not in dropped]
 
 
 def drop_crowded_pictures(widgets: Sequence[Element]) -> list[Element]:
@@ -637,10 +666,16 @@ def merge_elements(
     others = adopt_segment_types([e for e, text in zip(elements, is_text, strict=True) if not text])
     texts = split_lines_at_boxes(image, texts, others)
     others = drop_boxes_in_cjk_words(image, texts, others)
-    others = drop_glyphs_in_controls(drop_crowded_pictures(drop_groups(deduplicate(others), texts)))
+    pointer = (
+        screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width
+    )
+    others = drop_groups(deduplicate(others), texts)
+    if pointer:
+        others = drop_weak_spans(others, texts)
+    others = drop_glyphs_in_controls(drop_crowded_pictures(others))
     texts = drop_misread_widgets(texts, others)
     others = drop_mark_rows(texts, others)
-    if screen_width is not None and screen_height is not None and screen_height < PHONE_ASPECT * screen_width:
+    if pointer:
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
     rules = screen_rules(image) if image is not None and min(image.shape[:2]) > 0 else None

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, Element, ElementState, ElementType
-from detact_service.understanding.merge import merge_elements, reading_order
+from detact_service.understanding.merge import drop_weak_spans, merge_elements, reading_order
 
 
 def text(box: tuple[int, int, int, int], value: str) -> Element:
@@ -218,6 +218,18 @@ def test_a_text_area_holding_its_own_scrollbar_stays_and_a_panel_of_stacked_butt
     stacked = [detected((150, 100 + 60 * i, 250, 130 + 60 * i)) for i in range(3)]  # a column of buttons
     merged = merge_elements([area, *stacked], screen_width=1280, screen_height=800)
     assert area.bbox not in [e.bbox for e in merged]
+
+
+def test_a_doubtful_box_spanning_two_sure_icons_goes_but_a_sure_one_stays() -> None:
+    icons = [detected((270, 306, 297, 332)), detected((301, 307, 329, 330))]
+    span = Element(bbox=(274, 305, 328, 333), type=ElementType.ICON, source="detector", score=0.09)
+    assert [e.bbox for e in drop_weak_spans([span, *icons])] == [icons[0].bbox, icons[1].bbox]
+    sure = span.replace(score=0.6)
+    assert len(drop_weak_spans([sure, *icons])) == 3
+    # an `f` read as a letter is the icon's drawing, not a word that would make it a label
+    letter = text((270, 306, 297, 332), "f")
+    assert len(drop_weak_spans([span, *icons], [letter])) == 2
+    assert len(drop_weak_spans([span, *icons], [text((270, 306, 297, 332), "Share")])) == 3
 
 
 def test_a_tile_whose_icon_and_caption_are_detected_apart_is_one_control() -> None:
