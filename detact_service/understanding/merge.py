@@ -64,6 +64,8 @@ GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the bo
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
 SCROLLBAR_STRIP = 0.2  # controls all within this share of a box's right (bottom) side are its scrollbar's
+TWIN_IOU = 0.4  # a detector box inside another this close to it, with the same text, is the same control
+TWIN_GLYPH_SIDE = 64  # textless, when the outer box is at most this many pixels a side (an icon button)
 WEAK_SPAN_SCORE = 0.15  # a detector box scored under this ...
 WEAK_SPAN_INSIDE = 0.8  # ... holding two surer boxes this far inside it spans them: it goes
 GROUP_MANY = 4  # a segmenter's picture holding this many detector boxes is a bar (a taskbar)
@@ -230,6 +232,30 @@ def drop_weak_spans(widgets: Sequence[Element], texts: Sequence[Element] = ()) -
         inside &= ~worded[:, None]
     weak = (scores < WEAK_SPAN_SCORE) & (inside.sum(axis=0) >= 2)
     dropped = {detected[k] for k in np.flatnonzero(weak).tolist()}
+    return [w for i, w in enumerate(widgets) if i not in dropped]
+
+
+def drop_nested_twins(widgets: Sequence[Element]) -> list[Element]:
+    """Drop a detector box that lies inside another (:data:`GROUP_INSIDE`), overlaps it at
+    :data:`TWIN_IOU` or more and holds the same text, or that holds no text inside a textless box at most
+    :data:`TWIN_GLYPH_SIDE` a side: the same control boxed twice, tight and padded (a nav link's words in
+    its pill, a toolbar glyph in its button); the padded box, the clickable extent, stays. A larger
+    textless pair can be a link and the row round it."""
+    detected = [i for i, w in enumerate(widgets) if w.source == DETECTOR_SOURCE]
+    if len(detected) < 2:
+        return list(widgets)
+    boxes = geometry.boxes_of([widgets[i] for i in detected])
+    texts = [" ".join((widgets[i].text or "").split()) for i in detected]
+    inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
+    np.fill_diagonal(inside, False)
+    areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
+    twins = inside & (geometry.iou_matrix(boxes, boxes) >= TWIN_IOU) & (areas[:, None] < areas[None, :])
+    glyph_sized = (boxes[:, 2:] - boxes[:, :2]).max(axis=1) <= TWIN_GLYPH_SIDE
+    dropped = {
+        detected[inner]
+        for inner, outer in zip(*np.nonzero(twins), strict=True)
+        if texts[inner] == texts[outer] and (texts[outer] or glyph_sized[outer])
+    }
     return [w for i, w in enumerate(widgets) if i not in dropped]
 
 
@@ -678,6 +704,8 @@ def merge_elements(
     if pointer:
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)
+    if pointer:
+        others = drop_nested_twins(others)
     rules = screen_rules(image) if image is not None and min(image.shape[:2]) > 0 else None
     others = drop_frame_stretches(rules, others)
     others = words_for_boxes_on_lines(image, texts, others)

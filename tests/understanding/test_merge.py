@@ -2,7 +2,12 @@ import numpy as np
 import pytest
 
 from detact_service.core import LANDSCAPE_DETECTOR_SOURCE, Element, ElementState, ElementType
-from detact_service.understanding.merge import drop_weak_spans, merge_elements, reading_order
+from detact_service.understanding.merge import (
+    drop_nested_twins,
+    drop_weak_spans,
+    merge_elements,
+    reading_order,
+)
 
 
 def text(box: tuple[int, int, int, int], value: str) -> Element:
@@ -230,6 +235,18 @@ def test_a_doubtful_box_spanning_two_sure_icons_goes_but_a_sure_one_stays() -> N
     letter = text((270, 306, 297, 332), "f")
     assert len(drop_weak_spans([span, *icons], [letter])) == 2
     assert len(drop_weak_spans([span, *icons], [text((270, 306, 297, 332), "Share")])) == 3
+
+
+def test_a_control_boxed_twice_keeps_its_padded_box_and_a_different_inner_one_stays() -> None:
+    pill, words = detected((19, 96, 66, 132)), detected((24, 104, 58, 124))
+    assert drop_nested_twins([pill.replace(text="Students"), words.replace(text="Students")]) == [
+        pill.replace(text="Students")
+    ]
+    assert drop_nested_twins([pill, words]) == [pill]  # a glyph in its button, both textless
+    assert len(drop_nested_twins([pill.replace(text="12 px"), words])) == 2  # a spin button in its field
+    assert len(drop_nested_twins([pill, detected((30, 108, 42, 120))])) == 2  # a badge: IoU 0.09
+    row, link = detected((5, 185, 248, 222)), detected((14, 186, 225, 205))
+    assert len(drop_nested_twins([row, link])) == 2  # textless and larger than an icon button: a row
 
 
 def test_a_tile_whose_icon_and_caption_are_detected_apart_is_one_control() -> None:
