@@ -226,11 +226,14 @@ def drop_weak_spans(widgets: Sequence[Element], texts: Sequence[Element] = ()) -
     inside = geometry.containment(boxes, boxes) >= WEAK_SPAN_INSIDE  # [inner, outer]
     np.fill_diagonal(inside, False)
     inside &= scores[:, None] > scores[None, :]
+    inside &= (scores < WEAK_SPAN_SCORE)[None, :]
+    if not (inside.sum(axis=0) >= 2).any():  # most screens: no doubtful box spans two, no text to read
+        return list(widgets)
     words = [t for t in texts if not reads_a_drawing(t)]
     if words:
         worded = geometry.iou_matrix(boxes, geometry.boxes_of(words)).max(axis=1) >= LABEL_BOX_IOU
         inside &= ~worded[:, None]
-    weak = (scores < WEAK_SPAN_SCORE) & (inside.sum(axis=0) >= 2)
+    weak = inside.sum(axis=0) >= 2
     dropped = {detected[k] for k in np.flatnonzero(weak).tolist()}
     return [w for i, w in enumerate(widgets) if i not in dropped]
 
@@ -245,16 +248,19 @@ def drop_nested_twins(widgets: Sequence[Element]) -> list[Element]:
     if len(detected) < 2:
         return list(widgets)
     boxes = geometry.boxes_of([widgets[i] for i in detected])
-    texts = [" ".join((widgets[i].text or "").split()) for i in detected]
     inside = geometry.containment(boxes, boxes) >= GROUP_INSIDE  # [inner, outer]
     np.fill_diagonal(inside, False)
     areas = (boxes[:, 2:] - boxes[:, :2]).prod(axis=1)
     twins = inside & (geometry.iou_matrix(boxes, boxes) >= TWIN_IOU) & (areas[:, None] < areas[None, :])
     glyph_sized = (boxes[:, 2:] - boxes[:, :2]).max(axis=1) <= TWIN_GLYPH_SIDE
+
+    def text(k: int) -> str:
+        return " ".join((widgets[detected[k]].text or "").split())
+
     dropped = {
         detected[inner]
         for inner, outer in zip(*np.nonzero(twins), strict=True)
-        if texts[inner] == texts[outer] and (texts[outer] or glyph_sized[outer])
+        if text(inner) == text(outer) and (text(outer) or glyph_sized[outer])
     }
     return [w for i, w in enumerate(widgets) if i not in dropped]
 
