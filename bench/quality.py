@@ -10,7 +10,8 @@ Definitions (the same for our profiles and for every peer):
   parser emits over a button's caption matches the button when the boxes overlap enough.
 - **Recall**: matched interactive labels / interactive labels (matching against interactive labels only).
 - **Recall per control**: the same matches, counting a nested pair of labels once (an icon alone in its
-  button, an ``<a>`` filling its ``<li>``: :mod:`training.eval.controls`), found when either is matched.
+  button, an ``<a>`` filling its ``<li>``, a list row's leading glyph: :mod:`training.eval.controls`),
+  found when either is matched.
 - **Precision**: matched predictions / predictions, matching against *all* labels (text, image and
   region labels included), so a correct box around plain text is not a false positive.
 - **Text recall**: of the labels with a text (at least one letter or digit), the share whose text is
@@ -41,11 +42,13 @@ Box = tuple[int, int, int, int]
 
 @dataclass(frozen=True)
 class Boxed:
-    """A labelled or predicted box with its text (``None`` when it has none) and interactivity."""
+    """A labelled or predicted box with its text (``None`` when it has none), interactivity and whether it is
+    a bare glyph (an ``icon`` label: one control with the label round it)."""
 
     bbox: Box
     text: str | None = None
     interactive: bool = False
+    glyph: bool = False
 
 
 @dataclass
@@ -125,11 +128,12 @@ def text_found(label: Boxed, predictions: Sequence[Boxed], threshold: float = TE
 def score_screen(labels: Sequence[Boxed], predictions: Sequence[Boxed]) -> Counts:
     """Counts for one screen (see the module docstring for the definitions)."""
     interactive = [lab.bbox for lab in labels if lab.interactive]
+    glyphs = [lab.glyph for lab in labels if lab.interactive]
     pred_boxes = [p.bbox for p in predictions]
     pairs = greedy_match(iou_matrix(pred_boxes, interactive), IOU_THRESHOLD)
     matched_labels = np.zeros(len(interactive), dtype=bool)
     matched_labels[[label for _, label in pairs]] = True
-    controls, found_controls = controls_found(interactive, matched_labels)
+    controls, found_controls = controls_found(interactive, matched_labels, glyphs)
     matched = len(greedy_match(iou_matrix(pred_boxes, [lab.bbox for lab in labels]), IOU_THRESHOLD))
     texts = [lab for lab in labels if has_text(lab.text)]
     texts_found = sum(text_found(lab, predictions) for lab in texts)

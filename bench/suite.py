@@ -24,6 +24,7 @@ import numpy as np
 
 from bench.quality import Boxed, Counts, score_screen, total
 from bench.screens import SOURCES, BenchScreen, fit_labels, select_screens
+from detact_service.core import ElementType
 from training.eval.peers import omniparser_weights
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,7 +335,7 @@ def quality(run_: Run, row: str) -> dict[str, Counts]:
         screen = by_key[record["key"]]
         labels = read_labels(screen.labels_path)
         fitted = fit_labels(labels.elements, labels.width, labels.height, run_.plan.reference)
-        truth = [Boxed(e.bbox, e.text, e.is_interactive) for e in fitted]
+        truth = [Boxed(e.bbox, e.text, e.is_interactive, e.type is ElementType.ICON) for e in fitted]
         preds = [Boxed((p[0], p[1], p[2], p[3]), p[4]) for p in record["elements"]]
         per_source.setdefault(screen.source, []).append(score_screen(truth, preds))
     out = {source: total(counts) for source, counts in per_source.items()}

@@ -20,6 +20,16 @@ def test_a_nested_pair_is_one_control_and_a_row_of_controls_is_not() -> None:
     assert len(set(groups.tolist())) == 5
 
 
+def test_a_bare_glyph_is_one_control_with_the_row_round_it() -> None:
+    lead = (8, 310, 28, 330)  # a row's leading icon, beside its check box and star
+    boxes = [ROW, CHECKBOX, STAR, lead, BUTTON, ICON_IN_BUTTON]
+    groups = control_groups(boxes, [False, False, False, True, False, True])
+    assert groups[3] == groups[0] and len({groups[0], groups[1], groups[2]}) == 3
+    assert groups[4] == groups[5]
+    assert len(set(control_groups(boxes).tolist())) == 5  # without types the glyph stays apart
+    assert controls_found(boxes, np.array([True, True, True, False, True, False]), [0, 0, 0, 1, 0, 1]) == (4, 4)
+
+
 def test_a_control_is_found_when_either_of_its_labels_is() -> None:
     assert controls_found([BUTTON, ICON_IN_BUTTON, STAR], np.array([False, True, False])) == (2, 1)
     assert controls_found([], np.zeros(0, dtype=bool)) == (0, 0)

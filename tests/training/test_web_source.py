@@ -33,6 +33,9 @@ body{margin:0;font-family:'DejaVu Sans';font-size:16px} .p{position:absolute}
 <button class="p" style="left:-500px;top:150px">Offscreen</button>
 <button class="p" style="left:20px;top:260px">Covered</button>
 <div class="p" style="left:0;top:220px;width:100%;height:120px;background:rgba(0,0,0,.5)"></div>
+<ul class="p" style="left:10px;top:350px;margin:0"><li>Prose point</li><li><a href="#">Linked point</a></li></ul>
+<ul class="p" style="left:200px;top:350px;margin:0;list-style:none"><li>App row</li></ul>
+<nav class="p" style="left:300px;top:350px"><ul style="margin:0"><li>Nav point</li></ul></nav>
 </body></html>"""
 
 
@@ -59,6 +62,11 @@ def test_dom_labels_match_the_page(renderer: WebRenderer) -> None:
     assert by_text["Remember me"].type is ElementType.TEXT
     assert by_text["One"].type is ElementType.TAB and by_text["One"].state.selected is True
     assert by_text["Two"].state.selected is False
+    # a bullet of running text is text; a list styled as a list of choices, or in a navigation, lists items
+    assert by_text["Prose point"].type is ElementType.TEXT
+    assert by_text["Linked point"].type is ElementType.LINK
+    assert by_text["App row"].type is ElementType.LIST_ITEM
+    assert by_text["Nav point"].type is ElementType.LIST_ITEM
     (toggle,) = [e for e in elements if e.type is ElementType.TOGGLE]
     assert toggle.state.checked is True
     # boxes are the DOM's client rects times the device pixel ratio

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Element, ScreenParse
+from detact_service.core import DETECTOR_SOURCE, LANDSCAPE_DETECTOR_SOURCE, Element, ElementType, ScreenParse
 from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
 from training.data.export import YOLO_MERGE, load_items
@@ -148,11 +148,11 @@ def score_screen(result: SourceResult, screen: Screen, parse: ScreenParse, class
         result.total[name] += int(wanted.sum())
         mine = pred_cls == c
         result.found[name] += greedy_matches(truth_boxes[wanted], pred_boxes[mine], scores[mine])
-    interactive = interactive_truth(screen, classes)
+    interactive, glyphs = interactive_truth(screen, classes)
     result.interactive_total += len(interactive)
     found, matched = agnostic_matches(screen, interactive, pred_boxes, scores)
     result.interactive_found += int(found.sum())
-    controls, controls_hit = controls_found(interactive, found)
+    controls, controls_hit = controls_found(interactive, found, glyphs)
     result.controls_total += controls
     result.controls_found += controls_hit
     result.predictions += len(predicted)
@@ -170,9 +170,11 @@ def label_class(label: Element, classes: Sequence[str]) -> int | None:
     return classes.index(name) if name in classes else None
 
 
-def interactive_truth(screen: Screen, classes: Sequence[str]) -> Boxes:
-    """The boxes of the screen's interactive labels that count for one of the detector's classes."""
-    return _boxes([e for e in screen.labels if e.is_interactive and label_class(e, classes) is not None])
+def interactive_truth(screen: Screen, classes: Sequence[str]) -> tuple[Boxes, npt.NDArray[np.bool_]]:
+    """The boxes of the screen's interactive labels that count for one of the detector's classes, and which
+    of them are bare glyphs (``icon`` labels, for :func:`~training.eval.controls.control_groups`)."""
+    labels = [e for e in screen.labels if e.is_interactive and label_class(e, classes) is not None]
+    return _boxes(labels), np.asarray([e.type is ElementType.ICON for e in labels], dtype=bool)
 
 
 def agnostic_matches(
@@ -192,10 +194,10 @@ def score_peer(result: SourceResult, screen: Screen, peer: PeerDetector, classes
     boxes, scores = peer(screen.image)
     counts = result.peer = result.peer or PeerResult()
     counts.seconds += time.perf_counter() - started
-    interactive = interactive_truth(screen, classes)
+    interactive, glyphs = interactive_truth(screen, classes)
     found, matched = agnostic_matches(screen, interactive, boxes, scores)
     counts.interactive_found += int(found.sum())
-    counts.controls_found += controls_found(interactive, found)[1]
+    counts.controls_found += controls_found(interactive, found, glyphs)[1]
     counts.predictions += len(boxes)
     counts.predictions_matched += matched
 

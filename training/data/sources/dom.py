@@ -2,12 +2,14 @@
 
 Labels come from ONE injected JavaScript pass per page (:data:`LABEL_JS`): every element whose tag or
 role maps to an :class:`~detact_service.core.ElementType` (or that is small and has a click handler set
-by attribute, d3 or jQuery: a button; or that matches a caller-given selector), plus runs of text, each
-with its box in CSS pixels (clipped to the viewport), state and visible text. Elements that are hidden
-(``display``/``visibility``/opacity along the ancestor chain) or covered (``elementFromPoint`` at the
-centre and four inner points hits something that is neither the element, inside it, nor around it) are
-dropped. Python scales boxes by the device pixel ratio into screenshot pixels and names each element's
-colour with the runtime's own :func:`~detact_service.understanding.colors.element_color`.
+by attribute, d3 or jQuery: a button; or that matches a caller-given selector; a ``<li>`` that is a
+bullet of running text, its marker drawn and nothing making it a choice, is text, not a list item), plus
+runs of text, each with its box in CSS pixels (clipped to the viewport), state and visible text.
+Elements that are hidden (``display``/``visibility``/opacity along the ancestor chain) or covered
+(``elementFromPoint`` at the centre and four inner points hits something that is neither the element,
+inside it, nor around it) are dropped. Python scales boxes by the device pixel ratio into screenshot
+pixels and names each element's colour with the runtime's own
+:func:`~detact_service.understanding.colors.element_color`.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ for (const [selector, type] of (opts.types || [])) {
   for (const el of document.querySelectorAll(selector)) el.setAttribute('data-detact-type', type);
 }
 const AREA = W * H;
-function clickable(el) {
+function hasClickHandler(el) {
   // Click handlers set by attribute/property, d3 v3 (__onclick), d3 v4 (__on) or jQuery (_data events).
   let on = typeof el.onclick === 'function' || typeof el.__onclick === 'function'
     || (Array.isArray(el.__on) && el.__on.some(o => o.type === 'click'));
@@ -66,10 +68,22 @@ function clickable(el) {
     const ev = jQuery._data(el, 'events');
     on = !!(ev && ev.click);
   }
-  if (!on || el === document.body || el === document.documentElement) return false;
+  return on;
+}
+function clickable(el) {
+  if (!hasClickHandler(el) || el === document.body || el === document.documentElement) return false;
   const r = el.getBoundingClientRect();
   if (r.width * r.height > 0.25 * AREA) return false;  // a handler on a container is not a button
   return !el.querySelector('a[href],button,input,select,textarea,[role=button]');
+}
+function proseBullet(el) {
+  // A bullet or numbered point of running text (a manual's list): its marker drawn and nothing making it a
+  // choice. Its text is text; a link inside it keeps its own label.
+  const cs = getComputedStyle(el);
+  if (cs.display !== 'list-item' || cs.listStyleType === 'none' || cs.cursor === 'pointer') return false;
+  if (el.hasAttribute('aria-selected') || el.hasAttribute('tabindex') || hasClickHandler(el)) return false;
+  return !el.closest('nav,[role=navigation],[role=listbox],[role=menu],[role=menubar],[role=tablist],'
+                     + '[role=tree],[role=tree] *');
 }
 function typeOf(el) {
   if (el.hasAttribute('data-label-skip')) return null;
@@ -87,7 +101,7 @@ function typeOf(el) {
   }
   if (tag === 'textarea') return 'textarea';
   if (tag === 'select') return 'dropdown';
-  if (tag === 'li') return el.querySelector('li') ? null : 'list_item';  // leaf items only
+  if (tag === 'li') return el.querySelector('li') || proseBullet(el) ? null : 'list_item';  // leaf items only
   if (tag === 'img') return 'image';
   if (tag === 'svg' && !el.parentElement.closest('svg')) {
     const r = el.getBoundingClientRect();
