@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
+from detact_service.understanding.list_rows import list_rows
 
 DROPDOWN_ARROWS = frozenset({"chevron down", "menu down", "caret down", "triangle down"})
 """Icon names of a combo box's arrow."""
@@ -261,11 +262,11 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
 
 
 def layout_types(parse: ScreenParse) -> ScreenParse:
-    """``parse`` with its dropdowns, tabs and menu bars typed (see the module); ids renumbered when arrows
-    go."""
+    """``parse`` with its dropdowns, tabs and menu bars typed (see the module) and the rows of its edgeless
+    lists built (:mod:`~detact_service.understanding.list_rows`); ids renumbered when elements go."""
     elements, arrows = dropdowns(parse.elements)
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]
-    return parse.with_elements(elements)
+    return list_rows(parse.with_elements(elements))

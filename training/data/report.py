@@ -194,7 +194,9 @@ def datasheet(folder: Path, out: Path) -> Path:
         "Web labels come from the DOM in one JavaScript pass per page (`training/data/sources/dom.py`):",
         "boxes are client rects times the device pixel ratio, clipped to the viewport; hidden and covered",
         "elements (`elementFromPoint` at the centre and four inner points) are dropped; colours use the",
-        "runtime's own `element_color`. YOLO merges: "
+        "runtime's own `element_color`. A `<li>` that is a bullet of running text (its marker drawn, nothing",
+        "making it a choice: no navigation, menu or list box round it, no pointer cursor, handler or",
+        "selection) is text, not a list item (2026-11-28). YOLO merges: "
         + ", ".join(f"{t.value} -> {c}" for t, c in YOLO_MERGE.items() if t.value != c)
         + ". Splits are by template (stable hash), near-duplicates across splits dropped.",
         "",
