@@ -27,7 +27,8 @@ def test_a_bare_glyph_is_one_control_with_the_row_round_it() -> None:
     assert groups[3] == groups[0] and len({groups[0], groups[1], groups[2]}) == 3
     assert groups[4] == groups[5]
     assert len(set(control_groups(boxes).tolist())) == 5  # without types the glyph stays apart
-    assert controls_found(boxes, np.array([True, True, True, False, True, False]), [0, 0, 0, 1, 0, 1]) == (4, 4)
+    found = np.array([True, True, True, False, True, False])
+    assert controls_found(boxes, found, [0, 0, 0, 1, 0, 1]) == (4, 4)
 
 
 def test_a_control_is_found_when_either_of_its_labels_is() -> None:

@@ -33,7 +33,8 @@ body{margin:0;font-family:'DejaVu Sans';font-size:16px} .p{position:absolute}
 <button class="p" style="left:-500px;top:150px">Offscreen</button>
 <button class="p" style="left:20px;top:260px">Covered</button>
 <div class="p" style="left:0;top:220px;width:100%;height:120px;background:rgba(0,0,0,.5)"></div>
-<ul class="p" style="left:10px;top:350px;margin:0"><li>Prose point</li><li><a href="#">Linked point</a></li></ul>
+<ul class="p" style="left:10px;top:350px;margin:0"><li>Prose point</li>
+<li><a href="#">Linked point</a></li></ul>
 <ul class="p" style="left:200px;top:350px;margin:0;list-style:none"><li>App row</li></ul>
 <nav class="p" style="left:300px;top:350px"><ul style="margin:0"><li>Nav point</li></ul></nav>
 </body></html>"""
