@@ -22,6 +22,7 @@ RUN python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.14.1 t
 ENV PATH="/app/.venv/bin:$PATH" \
     PYTHONUNBUFFERED=1 \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=16777216 \
     DETACT_HOST=0.0.0.0 \
     DETACT_PORT=8000 \
     DETACT_WARMUP=true

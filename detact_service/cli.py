@@ -96,11 +96,11 @@ def serve(
     import uvicorn
 
     from detact_service.api.app import create_app
-    from detact_service.api.batching import limit_malloc_arenas
+    from detact_service.api.batching import tune_malloc
     from detact_service.api.middleware import logging_config
     from detact_service.settings import get_settings
 
-    limit_malloc_arenas()
+    tune_malloc()
     settings = get_settings()
     uvicorn.run(
         create_app(settings),

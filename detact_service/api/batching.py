@@ -260,15 +260,28 @@ def release_free_memory() -> None:
 
 
 _malloc_trim: Any = None
-M_ARENA_MAX = -8  # glibc's mallopt parameter number
+M_ARENA_MAX, M_MMAP_THRESHOLD = -8, -3  # glibc's mallopt parameter numbers
+SERVER_MALLOC = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": str(16 * 1024 * 1024)}
+"""glibc's malloc settings for a server process, as environment variables: the Docker image sets them,
+``detact serve`` applies the same with ``mallopt`` (:func:`tune_malloc`), and ``python -m bench`` runs every
+configuration, ours and the peers', under them."""
 
 
-def limit_malloc_arenas(arenas: int = 2) -> None:
-    """Cap glibc's malloc arenas for a server process (like ``MALLOC_ARENA_MAX``): with an arena per
-    worker thread, freed image buffers fragment across arenas and resident memory creeps up under load
-    (measured with ``bench.load``: +18 % after 16 clients for 60 s uncapped, +7 % capped at 2)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt(M_ARENA_MAX, arenas)
+def tune_malloc() -> bool:
+    """Apply :data:`SERVER_MALLOC` to this process. Two arenas, not one per worker thread: freed image
+    buffers fragment across arenas and resident memory creeps up under load (``bench.load``: +18 % after
+    16 clients for 60 s uncapped, +7 % capped). Buffers of 16 MiB and more (the detectors' activations)
+    mapped apart and handed back when freed; a fixed threshold also stops glibc from raising it as big
+    buffers are freed: the bench's 1920x1080 `full` worker peaked at 1099-1140 MiB against 1245-1263 with
+    the arenas capped alone, its parses as fast, its batch of five 4-6 % slower (``docs/OCR.md``). True
+    when glibc took both; False where there is no glibc."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        arenas = libc.mallopt(M_ARENA_MAX, int(SERVER_MALLOC["MALLOC_ARENA_MAX"]))
+        mapped = libc.mallopt(M_MMAP_THRESHOLD, int(SERVER_MALLOC["MALLOC_MMAP_THRESHOLD_"]))
+    except (OSError, AttributeError):
+        return False
+    return bool(arenas == 1 and mapped == 1)
 
 
 def _parse_batch_or_each(pipeline: BatchPipeline, batch: Sequence[_Item]) -> list[Result | BaseException]:
