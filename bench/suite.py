@@ -146,7 +146,7 @@ def run_worker(
             done = subprocess.run(
                 [sys.executable, "-m", "bench.worker", str(spec), str(out)],
                 cwd=ROOT, capture_output=True, text=True, timeout=WORKER_TIMEOUT_S,
-                env={**os.environ, **SERVER_MALLOC},  # malloc as the service runs it, for every parser
+                env={**os.environ, **SERVER_MALLOC} if parser.startswith("profile:") else None,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             return {"error": f"timed out after {WORKER_TIMEOUT_S} s"}
@@ -411,9 +411,9 @@ def markdown(run_: Run) -> str:
         "",
     ]
     lines += [
-        "Each configuration runs in its own process, with glibc's malloc set as the service's Docker image "
-        "sets it (`MALLOC_ARENA_MAX=2`, `MALLOC_MMAP_THRESHOLD_=16777216`): one warm-up parse (the "
-        "`first call` column: model "
+        "Each configuration runs in its own process, as it is deployed (ours with glibc's malloc set as the "
+        "service's Docker image sets it, `MALLOC_ARENA_MAX=2` and `MALLOC_MMAP_THRESHOLD_=16777216`; the "
+        "peers with glibc's defaults): one warm-up parse (the `first call` column: model "
         "loading included), then every screen once. `end to end` is wall time around one parse of a decoded "
         "RGB array. Throughput: our pipeline's batch mode (`parse_batch` over the "
         f"{len(latency_subset(run_.screens, plan.latency_per_source))} screens timed at every size); a peer "
