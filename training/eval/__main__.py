@@ -48,7 +48,11 @@ def main() -> None:
             sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
     phone = sub.add_parser("phone", help="clickable-view recall on phone_real (split by app)")
     phone.add_argument("--split", default="val", choices=["train", "val", "test"])
-    phone.add_argument("--methods", default="detector,fast,full,detact", help="detector and/or profile names")
+    phone.add_argument(
+        "--methods",
+        default="detector,fast,full,detact",
+        help="detector, omniparser (the peer alone), profiles",
+    )
     phone.add_argument("--limit", type=int, default=None, help="first N screens of the split")
     phone.add_argument("--out", type=Path, default=None, help="Markdown file (default docs/PHONE.md)")
     candidates = sub.add_parser("candidates", help="detector checkpoints against the base at its box count")

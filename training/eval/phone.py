@@ -136,6 +136,25 @@ def detector_finder(settings: Settings) -> ElementFinder:
     return find
 
 
+def omniparser_finder(imgsz: int = 640) -> ElementFinder:
+    """OmniParser v2's icon detector alone, as its server runs it (the issue's base; the bench's peer)."""
+    from training.eval.detector import omniparser_peer
+
+    detect, _ = omniparser_peer(imgsz)
+
+    def find(image: npt.NDArray[np.uint8]) -> list[Element]:
+        boxes, scores = detect(image)
+        height, width = image.shape[:2]
+        clipped = np.clip(np.rint(boxes), 0, [width, height, width, height]).astype(int)
+        return [
+            Element(bbox=(int(b[0]), int(b[1]), int(b[2]), int(b[3])), score=float(c))
+            for b, c in zip(clipped, scores, strict=True)
+            if b[2] > b[0] and b[3] > b[1]
+        ]
+
+    return find
+
+
 def parse_finder(settings: Settings, profile: str) -> ElementFinder:
     """Every element of a full parse with ``profile``."""
     from detact_service.pipeline import get_pipeline
@@ -163,7 +182,7 @@ def report(split: str, methods: dict[str, ElementFinder], limit: int | None = No
     ]
     for name, finder in methods.items():
         totals = score(screens, finder)
-        text = f"{totals.text:.3f} ({totals.with_text})" if name != "detector" else "-"
+        text = f"{totals.text:.3f} ({totals.with_text})" if name not in ("detector", "omniparser") else "-"
         lines.append(
             f"| {name} | {totals.recall:.3f} | {totals.centre_hit:.3f} | {totals.per_screen:.1f} "
             f"| {text} | {totals.ms_per_screen:.0f} |"
@@ -174,8 +193,9 @@ def report(split: str, methods: dict[str, ElementFinder], limit: int | None = No
 
 def main(out: Path, split: str, methods: Sequence[str], limit: int | None, settings: Settings) -> str:
     """Evaluate each method (``detector`` alone, or a profile's whole parse) and write ``out``."""
+    special = {"detector": lambda: detector_finder(settings), "omniparser": omniparser_finder}
     finders = {
-        name: detector_finder(settings) if name == "detector" else parse_finder(settings, name)
+        name: special[name]() if name in special else parse_finder(settings, name)
         for name in (m.strip() for m in methods)
         if name
     }
@@ -184,7 +204,14 @@ def main(out: Path, split: str, methods: Sequence[str], limit: int | None, setti
         "# Clickable views found on real phone screens\n\n"
         "Made by `python -m training.eval phone` (`training/eval/phone.py`): recall of the clickable views "
         "at IoU >= 0.5, centre-hit (the centre of some returned box lies inside the view), elements per "
-        f"screen and time per screen on this machine. Detector confidence: {conf}.\n\n"
+        f"screen and time per screen on this machine. Detector confidence: {conf}."
+        + (
+            " `omniparser`: OmniParser v2's icon detector alone as its server runs it (conf 0.05, NMS IoU "
+            "0.1, 640 px; the weights our detectors start from: issue 19's base)."
+            if "omniparser" in finders
+            else ""
+        )
+        + "\n\n"
     )
     text = header + report(split, finders, limit)
     out.parent.mkdir(parents=True, exist_ok=True)
