@@ -137,7 +137,8 @@ def find_rows(
     wordy = np.asarray(
         [t in WORDY_TYPES and bool(e.text) for t, e in zip(types, elements, strict=True)], dtype=bool
     ) & (heights <= WORDY_MAX_HEIGHT)
-    lettered = np.asarray([bool(LETTER.search(e.text or "")) for e in elements], dtype=bool)
+    lettered = np.zeros(len(elements), dtype=bool)
+    lettered[wordy] = [bool(LETTER.search(elements[i].text or "")) for i in np.flatnonzero(wordy).tolist()]
     # on_line[i, j]: j's vertical span holds i's centre
     on_line = (boxes[None, :, 1] <= centres[:, None]) & (boxes[None, :, 3] >= centres[:, None])
     np.fill_diagonal(on_line, False)
@@ -264,7 +265,7 @@ def stack_rows(
     if (gaps < -2).any():
         return []
     half = max(0.0, float(np.median(gaps)) / 2)
-    rows = []
+    candidates: list[tuple[tuple[int, int, int, int], list[int]]] = []
     for k, (lead, members, top, bottom) in enumerate(spans):
         row_top = (spans[k - 1][3] + top) / 2 if k else top - half
         row_bottom = (bottom + spans[k + 1][2]) / 2 if k + 1 < len(spans) else bottom + half
@@ -275,12 +276,12 @@ def stack_rows(
             round(min(float(width), right + pad)),
             round(min(float(height), row_bottom)),
         )
-        if box[2] <= box[0] or box[3] <= box[1]:
-            continue
-        if geometry.iou_matrix(np.asarray([box], dtype=np.float64), boxes).max() >= ROW_OVERLAP:
-            continue
-        rows.append((box, [lead, *members]))
-    return rows
+        if box[2] > box[0] and box[3] > box[1]:
+            candidates.append((box, [lead, *members]))
+    if not candidates:
+        return []
+    boxed = geometry.iou_matrix(np.asarray([box for box, _ in candidates], dtype=np.float64), boxes)
+    return [row for row, best in zip(candidates, boxed.max(axis=1), strict=True) if best < ROW_OVERLAP]
 
 
 def abutting_texts(group: npt.NDArray[np.int64], boxes: Boxes, wordy: Mask) -> bool:
