@@ -130,3 +130,54 @@ def test_interpolated_checkpoint_mixes_the_weights_and_predicts(tmp_path: Path) 
     assert results[0].boxes is not None
     with pytest.raises(ValueError):
         interpolate(paths[0], paths[1], 1.5, tmp_path / "bad.pt")
+
+
+def test_checkpoint_rebuilt_from_onnx_computes_what_the_onnx_file_does(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics")
+    import onnxruntime as ort
+    import torch
+    from PIL import Image
+    from ultralytics.nn.tasks import DetectionModel
+
+    from training.detector.export import export_onnx
+    from training.detector.from_onnx import letterboxed, rebuild
+
+    def checkpoint(seed: int, path: Path) -> Path:
+        torch.manual_seed(seed)
+        model = DetectionModel("yolo11n.yaml", nc=1, verbose=False)
+        model.names = {0: "interactive"}
+        with torch.no_grad():  # distinct values: the exporter shares equal initializers (Detect's biases)
+            for parameter in model.parameters():
+                parameter.add_(0.01 * torch.randn_like(parameter))
+        for module in model.modules():  # trained-looking norms, so that folding them changes the weights
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.data.uniform_(0.5, 1.5)
+                module.bias.data.uniform_(-0.2, 0.2)
+        torch.save({"model": model, "ema": None, "train_args": {}}, path)
+        return path
+
+    tuned = checkpoint(0, tmp_path / "tuned.pt")
+    base = checkpoint(1, tmp_path / "base.pt")  # same architecture, other weights
+    onnx_path = export_onnx(tuned, 64, tmp_path / "models", name="tuned")
+    screens = []
+    for index, colour in enumerate(((240, 240, 240), (30, 30, 40), (200, 60, 60))):
+        image = Image.new("RGB", (48, 96), colour)
+        image.paste((20, 120, 220), (8, 10 + 20 * index, 40, 24 + 20 * index))
+        screens.append(tmp_path / f"screen{index}.png")
+        image.save(screens[-1])
+
+    out = rebuild(onnx_path, base, screens, tmp_path / "rebuilt.pt", size=64, batch=2)
+
+    rebuilt = torch.load(out, weights_only=False)["model"].float().eval()
+    images = letterboxed(screens, 64)
+    expected = ort.InferenceSession(str(onnx_path)).run(None, {"images": images})[0]
+    with torch.no_grad():
+        got = rebuilt(torch.from_numpy(images))[0].numpy()
+    assert np.allclose(got, expected, atol=1e-2 * np.abs(expected).max())
+    untouched = torch.load(base, weights_only=False)["model"].float().eval()
+    with torch.no_grad():
+        assert not np.allclose(untouched(torch.from_numpy(images))[0].numpy(), expected, atol=1e-2)
+    norm = next(m for m in rebuilt.modules() if isinstance(m, torch.nn.BatchNorm2d))
+    assert float(norm.running_var.min()) > 0  # measured on the screens, not left at one
