@@ -35,6 +35,7 @@ from detact_service.reparse import (
 )
 from detact_service.settings import Settings
 from detact_service.stages import Backend, ReusingStage, RGBImage, Stage, backend_class
+from detact_service.tiling import stitch, tiles_for
 
 log = logging.getLogger("detact_service.pipeline")
 
@@ -356,8 +357,49 @@ class Pipeline:
         previous: Sequence[ParseState | None] | None = None,
         changes: Sequence[Changes | None] | None = None,
     ) -> tuple[list[ScreenParse], list[dict[str, StageMemo]]]:
-        """Every stage over the batch, timing each; with ``previous``, stages that can reuse their last
-        run's work get its memo and the changed tiles, and every image's new memos are returned."""
+        """Every stage over the batch (a screenshot longer than a screen as its tiles, :mod:`tiling`);
+        with ``previous``, stages that can reuse their last run's work get its memo and the changed tiles,
+        and every image's new memos are returned."""
+        plans = [
+            tiles_for(image.shape[1], image.shape[0]) if self.settings.tile_long_screens else []
+            for image in images
+        ]
+        if not any(plans):
+            return self._run_whole(images, tasks, previous, changes)
+        pieces: list[RGBImage] = []
+        owners: list[int] = []
+        for index, (image, tiles) in enumerate(zip(images, plans, strict=True)):
+            views = [image[y0:y1, x0:x1] for x0, y0, x1, y1 in (tile.box for tile in tiles)] or [image]
+            pieces += [np.ascontiguousarray(view) for view in views]
+            owners += [index] * len(views)
+        # a tile is parsed afresh: the screenshot's memos and changed tiles are not a tile's
+        whole = [i if not plans[i] else None for i in owners]
+        ran, ran_memos = self._run_whole(
+            pieces,
+            [tasks[i] for i in owners],
+            None if previous is None else [None if i is None else previous[i] for i in whole],
+            None if changes is None else [None if i is None else changes[i] for i in whole],
+        )
+        parses: list[ScreenParse] = []
+        memos: list[dict[str, StageMemo]] = []
+        for index, (image, tiles) in enumerate(zip(images, plans, strict=True)):
+            mine = [k for k, owner in enumerate(owners) if owner == index]
+            if tiles:
+                parses.append(stitch(image.shape[1], image.shape[0], tiles, [ran[k] for k in mine]))
+                memos.append({})
+            else:
+                parses.append(ran[mine[0]])
+                memos.append(ran_memos[mine[0]])
+        return parses, memos
+
+    def _run_whole(
+        self,
+        images: Sequence[RGBImage],
+        tasks: Sequence[str | None],
+        previous: Sequence[ParseState | None] | None = None,
+        changes: Sequence[Changes | None] | None = None,
+    ) -> tuple[list[ScreenParse], list[dict[str, StageMemo]]]:
+        """Every stage over the batch of whole images, timing each (:meth:`_run`)."""
         parses = [
             ScreenParse(
                 width=img.shape[1], height=img.shape[0], task=task, models={"profile": self.profile.name}
@@ -468,11 +510,11 @@ def default_profile(settings: Settings) -> str:
 
 def pipeline_key(name: str, settings: Settings) -> tuple[str, Hashable]:
     """What a profile's pipeline depends on: its stages' backends and their settings groups, and the
-    re-parse bound and stage overlap it applies itself."""
+    re-parse bound, stage overlap and tiling it applies itself."""
     if name not in PROFILES:
         raise ValueError(f"unknown profile {name!r}; choose one of {sorted(PROFILES)}")
     stages = tuple(cls.cache_key(settings) for cls in stage_classes(PROFILES[name], settings))
-    return name, (stages, settings.reparse_max_changed, settings.overlap_stages)
+    return name, (stages, settings.reparse_max_changed, settings.overlap_stages, settings.tile_long_screens)
 
 
 def get_pipeline(settings: Settings, profile: str | None = None) -> Pipeline:

@@ -258,6 +258,11 @@ class Settings(BaseSettings):
     overlap_stages: bool = Field(
         True, description="Run the stages that read only the image (the detector) beside the text stage."
     )
+    tile_long_screens: bool = Field(
+        True,
+        description="Parse a screenshot longer than a screen (a full-page capture, monitors side by side) as "
+        "overlapping 16:9 tiles, each read as a screen (detact_service/tiling.py); false: whole, shrunk.",
+    )
     batch_max_size: int = Field(4, ge=1, description="Most images grouped into one pipeline run.")
     batch_wait_ms: float = Field(
         5.0, ge=0, description="How long a batch waits for more requests of the same profile."

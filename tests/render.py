@@ -304,3 +304,26 @@ def render_dense_dashboard(width: int = 1920, height: int = 1080, seed: int = 7)
     for r in range(38):
         p.text((feed_x + 14, table_y + 40 + r * 22), phrase(rng.randint(3, 5)), size=13, fill=(60, 60, 60))
     return p.done()
+
+
+def render_small_controls_page(width: int = 1920, height: int = 3240) -> RenderedScreen:
+    """A full-page capture of compact controls: every 1080 px, four rows of ten 72x26 toolbar buttons
+    (13 px labels) and five 14 px checkboxes with labels."""
+    p = ScreenPainter(width, height, background=(246, 247, 249))
+    labels = ["Open", "Save", "Copy", "Paste", "Undo", "Redo", "Print", "Share", "Find", "Zoom"]
+    font = ui_font(13)
+    for top in range(100, height - 800, 1080):
+        for y in range(top, top + 800, 200):
+            for k, label in enumerate(labels):
+                x = 120 + 170 * k
+                box = (x, y, x + 72, y + 26)
+                p.draw.rounded_rectangle(box, radius=4, fill=(225, 228, 232), outline=(160, 165, 170))
+                tx1, ty1, tx2, ty2 = p.draw.textbbox((0, 0), label, font=font)
+                p.draw.text(
+                    (x + 36 - (tx2 - tx1) // 2 - tx1, y + 13 - (ty2 - ty1) // 2 - ty1), label, font=font
+                )
+                p._add(Drawn("button", box, text=label))
+            for k in range(5):
+                p.checkbox((120 + 300 * k, y + 80), checked=k % 2 == 0, size=14)
+                p.text((142 + 300 * k, y + 79), f"Option {k + 1}", size=13)
+    return p.done()
