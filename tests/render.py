@@ -319,9 +319,8 @@ def render_small_controls_page(width: int = 1920, height: int = 3240) -> Rendere
                 box = (x, y, x + 72, y + 26)
                 p.draw.rounded_rectangle(box, radius=4, fill=(225, 228, 232), outline=(160, 165, 170))
                 tx1, ty1, tx2, ty2 = p.draw.textbbox((0, 0), label, font=font)
-                p.draw.text(
-                    (x + 36 - (tx2 - tx1) // 2 - tx1, y + 13 - (ty2 - ty1) // 2 - ty1), label, font=font
-                )
+                origin = (x + 36 - (tx2 - tx1) // 2 - tx1, y + 13 - (ty2 - ty1) // 2 - ty1)
+                p.draw.text(origin, label, font=font, fill=(30, 30, 30))
                 p._add(Drawn("button", box, text=label))
             for k in range(5):
                 p.checkbox((120 + 300 * k, y + 80), checked=k % 2 == 0, size=14)
