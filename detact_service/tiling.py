@@ -18,6 +18,8 @@ import numpy as np
 from detact_service.core import ScreenParse
 from detact_service.understanding.merge import reading_order
 
+READ_WHOLE = 1280
+"""A screenshot no longer than this is read at its own scale by every stage: never tiled."""
 LONG_ASPECT = 2.4
 """A screenshot whose longer side exceeds its shorter by more than this (beyond a 21:9 monitor and a 20:9
 phone) is tiled ..."""
@@ -41,7 +43,9 @@ class Tile:
 
 def needs_tiles(width: int, height: int) -> bool:
     """Whether a ``width`` x ``height`` screenshot is longer than a screen (:data:`LONG_ASPECT`,
-    :data:`DESKTOP_WIDTH`)."""
+    :data:`DESKTOP_WIDTH`) and longer than the stages read whole (:data:`READ_WHOLE`)."""
+    if max(width, height) <= READ_WHOLE:
+        return False
     if max(width, height) > LONG_ASPECT * min(width, height):
         return True
     return width > DESKTOP_WIDTH and height > DESKTOP_PORTRAIT * width

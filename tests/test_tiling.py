@@ -15,7 +15,17 @@ from tests.render import RenderedScreen, render_small_controls_page
 
 
 @pytest.mark.parametrize(
-    "size", [(1920, 1080), (1024, 768), (2560, 1440), (1080, 2340), (1440, 3200), (1280, 800)]
+    "size",
+    [
+        (1920, 1080),
+        (1024, 768),
+        (2560, 1440),
+        (1080, 2340),
+        (1440, 3200),
+        (1280, 800),
+        (992, 288),
+        (480, 1250),
+    ],
 )
 def test_screens_are_parsed_whole(size: tuple[int, int]) -> None:
     assert tiles_for(*size) == []
