@@ -110,3 +110,19 @@ def test_read_whole_the_same_page_loses_most_controls(long_page: RenderedScreen)
     )
     assert "tiles" not in whole.models
     assert (buttons_found(whole, long_page) > 0).sum() < 60
+
+
+def test_a_long_screenshot_re_parsed_after_a_change_equals_its_full_parse(long_page: RenderedScreen) -> None:
+    pipeline = get_pipeline(Settings(device="cpu"), "full")
+    before = np.asarray(long_page.image)
+    after = before.copy()
+    after[2000:2060, 300:700] = (200, 30, 30)  # a red banner on the third copy
+    (first,) = pipeline.reparse_batch([before], [None], [None])
+    (again,) = pipeline.reparse_batch([after], [None], [first.state])
+
+    full = pipeline.parse(after)
+    assert [(e.bbox, e.type, e.text) for e in again.parse.elements] == [
+        (e.bbox, e.type, e.text) for e in full.elements
+    ]
+    (same,) = pipeline.reparse_batch([after], [None], [again.state])
+    assert same.parse.elements == again.parse.elements
