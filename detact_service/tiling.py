@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from detact_service.core import ScreenParse
-from detact_service.understanding.merge import reading_order
 
 READ_WHOLE = 1280
 """A screenshot no longer than this is read at its own scale by every stage: never tiled."""
@@ -83,6 +82,8 @@ def tiles_for(width: int, height: int) -> list[Tile]:
 def stitch(width: int, height: int, tiles: Sequence[Tile], parses: Sequence[ScreenParse]) -> ScreenParse:
     """One parse of the whole screenshot from its tiles' parses: each tile's elements whose centre lies in
     its core, moved to screenshot coordinates, in reading order and numbered again; per-stage times summed."""
+    from detact_service.understanding.merge import reading_order  # here: the merge imports OpenCV
+
     kept = []
     for tile, parse in zip(tiles, parses, strict=True):
         if not parse.elements:
