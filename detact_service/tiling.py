@@ -17,8 +17,9 @@ import numpy as np
 
 from detact_service.core import ScreenParse
 
-READ_WHOLE = 1280
-"""A screenshot no longer than this is read at its own scale by every stage: never tiled."""
+READ_WHOLE = 1920
+"""A screenshot no longer than this is never tiled: read whole, it shrinks no more than a 1920x1080 screen
+does (to the 1280 px the detectors and the text detector read at most)."""
 LONG_ASPECT = 2.4
 """A screenshot whose longer side exceeds its shorter by more than this (beyond a 21:9 monitor and a 20:9
 phone) is tiled ..."""
