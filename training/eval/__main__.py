@@ -46,6 +46,12 @@ def main() -> None:
                 "--profile", default=None, help="side by side with our whole parse with this profile instead"
             )
             sub_parser.add_argument("--per-source", type=int, default=None, help="test screens per source")
+            sub_parser.add_argument(
+                "--stack",
+                type=int,
+                default=1,
+                help="each source's test screens N to a page, one above another",
+            )
     phone = sub.add_parser("phone", help="clickable-view recall on phone_real (split by app)")
     phone.add_argument("--split", default="val", choices=["train", "val", "test"])
     phone.add_argument(
@@ -115,7 +121,7 @@ def main() -> None:
         from detact_service.stages import StageUnavailable
 
         extra = (
-            {"peer": args.peer, "per_source": args.per_source, "profile": args.profile}
+            {"peer": args.peer, "per_source": args.per_source, "profile": args.profile, "stack": args.stack}
             if args.command == "detector"
             else {}
         )

@@ -71,6 +71,26 @@ def miniwob_screens(seeds: Sequence[int] = SEEDS) -> Iterator[Screen]:
             yield Screen("miniwob-eval", np.asarray(image.convert("RGB")), list(labels.elements))
 
 
+def stacked(screens: Sequence[Screen], per_page: int) -> Iterator[Screen]:
+    """The screens ``per_page`` to a page, one above another on white, labels moved with them (as a
+    full-page capture); the page's source is the first screen's with ``xN``."""
+    for start in range(0, len(screens), per_page):
+        group = screens[start : start + per_page]
+        width = max(screen.image.shape[1] for screen in group)
+        tops = np.cumsum([0] + [screen.image.shape[0] for screen in group])
+        page = np.full((int(tops[-1]), width, 3), 255, dtype=np.uint8)
+        labels = []
+        for screen, top in zip(group, tops[:-1].tolist(), strict=True):
+            page[top : top + screen.image.shape[0], : screen.image.shape[1]] = screen.image
+            labels += [label.replace(bbox=shifted(label.bbox, top)) for label in screen.labels]
+        yield Screen(f"{group[0].source} x{per_page}", page, labels)
+
+
+def shifted(box: tuple[int, int, int, int], down: int) -> tuple[int, int, int, int]:
+    """``box`` moved ``down`` pixels."""
+    return box[0], box[1] + down, box[2], box[3] + down
+
+
 def greedy_matches(
     truth: npt.NDArray[np.float64], predicted: npt.NDArray[np.float64], scores: npt.NDArray[np.float64]
 ) -> int:
@@ -354,17 +374,22 @@ def main(
     peer: bool = False,
     per_source: int | None = None,
     profile: str | None = None,
+    stack: int = 1,
 ) -> str:
-    """Evaluate (at most ``per_source`` test screens of each source; with the peer, or our ``profile``'s
-    whole parse, side by side), write ``out``."""
+    """Evaluate (at most ``per_source`` test screens of each source, ``stack`` to a page; with the peer, or
+    our ``profile``'s whole parse, side by side), write ``out``."""
 
     def screens() -> Iterator[Screen]:
         if data is not None:
-            taken: defaultdict[str, int] = defaultdict(int)
+            taken: defaultdict[str, list[Screen]] = defaultdict(list)
             for screen in test_split_screens(data):
-                if per_source is None or taken[screen.source] < per_source:
-                    taken[screen.source] += 1
-                    yield screen
+                if per_source is None or len(taken[screen.source]) < per_source:
+                    taken[screen.source].append(screen)
+                    if stack <= 1:
+                        yield screen
+            if stack > 1:
+                for group in taken.values():
+                    yield from stacked(group, stack)
         if len(seeds):
             yield from miniwob_screens(seeds)
 
