@@ -17,6 +17,7 @@ from training.eval.detector import (
     peer_table,
     score_peer,
     score_screen,
+    stacked,
 )
 
 
@@ -185,3 +186,20 @@ def test_reader_recall_columns_count_only_the_labels_in_that_state() -> None:
     assert tally.rate("disabled") == "0.333 (3)"
     assert tally.rate("disabled+") == "0.000 (2)"
     assert tally.rate("selected+") == "-"
+
+
+def test_stacked_pages_put_screens_one_above_another_with_their_labels() -> None:
+    wide = Screen("qt", np.full((100, 300, 3), 10, np.uint8), [Element((10, 20, 50, 40), ElementType.BUTTON)])
+    narrow = Screen(
+        "qt", np.full((50, 200, 3), 20, np.uint8), [Element((0, 0, 30, 10), ElementType.CHECKBOX)]
+    )
+
+    pages = list(stacked([wide, narrow, wide], 2))
+
+    assert [(p.source, p.image.shape) for p in pages] == [("qt x2", (150, 300, 3)), ("qt x2", (100, 300, 3))]
+    first = pages[0]
+    assert [(e.bbox, e.type) for e in first.labels] == [
+        ((10, 20, 50, 40), ElementType.BUTTON),
+        ((0, 100, 30, 110), ElementType.CHECKBOX),
+    ]
+    assert (first.image[100:, :200] == 20).all() and (first.image[100:, 200:] == 255).all()
