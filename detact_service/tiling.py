@@ -3,9 +3,9 @@
 The detectors and the text detector read a screenshot whole at a capped size (the longer side at most 1280
 px, or 640 on a phone-shaped one), so a 1920x5000 page capture reaches them shrunk three to five times, its
 text and controls too small to find. The pipeline parses such a screenshot as overlapping tiles shaped as a
-1920x1080 screen (16:9 at the screenshot's own width, or height for a wide one), each tile as a screen,
-and keeps each element from the tile in whose core its centre lies (:func:`stitch`): an element shorter
-than the overlap lies whole in that tile.
+screen (16:9 at the screenshot's own width, or height for a wide one; 1:2 for a phone's page), each read
+as a screen, and keeps each element from the tile in whose core its centre lies (:func:`stitch`): an
+element shorter than the overlap lies whole in that tile.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ DESKTOP_WIDTH = 1440
 DESKTOP_PORTRAIT = 1.25
 """... taller than this many widths."""
 SCREEN_ASPECT = 16 / 9
-"""Each tile's longer side over its shorter: a 1920x1080 screen's."""
+"""Each tile's longer side over its shorter: a 1920x1080 screen's ..."""
+PHONE_WIDTH = 1250
+"""... but a tall screenshot narrower than this (a phone's page capture: phones are 720-1242 px wide,
+desktop pages 1280 and wider) is cut into tiles shaped as a phone screen, ..."""
+PHONE_ASPECT = 2.0
+"""... this many widths tall, which the phone detector reads."""
 OVERLAP = 0.25
 """Neighbouring tiles share at least this share of a tile's length."""
 
@@ -68,7 +73,8 @@ def tiles_for(width: int, height: int) -> list[Tile]:
     if not needs_tiles(width, height):
         return []
     if height > width:
-        boxes, cores = spans(height, min(height, round(width / SCREEN_ASPECT)))
+        shape = PHONE_ASPECT if width < PHONE_WIDTH else 1 / SCREEN_ASPECT
+        boxes, cores = spans(height, min(height, round(width * shape)))
         return [
             Tile((0, y0, width, y1), (0, c0, width, c1))
             for (y0, y1), (c0, c1) in zip(boxes, cores, strict=True)

@@ -10,7 +10,7 @@ from detact_service.core import Element, ElementType, ScreenParse
 from detact_service.geometry import iou_matrix
 from detact_service.pipeline import get_pipeline
 from detact_service.settings import Settings
-from detact_service.tiling import OVERLAP, SCREEN_ASPECT, Tile, stitch, tiles_for
+from detact_service.tiling import OVERLAP, PHONE_ASPECT, PHONE_WIDTH, SCREEN_ASPECT, Tile, stitch, tiles_for
 from tests.render import RenderedScreen, render_small_controls_page
 
 
@@ -44,7 +44,8 @@ def test_long_screenshots_are_cut_into_overlapping_screen_shaped_tiles(size: tup
     ends = [t.box[along + 2] for t in tiles]
     tile_length = ends[0] - starts[0]
     across = width if along else height
-    assert tile_length == pytest.approx(across / SCREEN_ASPECT if along else across * SCREEN_ASPECT, abs=1)
+    shape = (PHONE_ASPECT if across < PHONE_WIDTH else 1 / SCREEN_ASPECT) if along else SCREEN_ASPECT
+    assert tile_length == pytest.approx(across * shape, abs=1)
     assert starts[0] == 0 and ends[-1] == length
     shared = [end - start for end, start in zip(ends[:-1], starts[1:], strict=True)]
     assert min(shared) >= OVERLAP * tile_length - 1
