@@ -261,7 +261,7 @@ class Settings(BaseSettings):
     tile_long_screens: bool = Field(
         True,
         description="Parse a screenshot longer than a screen (a full-page capture, monitors side by side) as "
-        "overlapping 16:9 tiles, each read as a screen (detact_service/tiling.py); false: whole, shrunk.",
+        "overlapping screen-shaped tiles, each read as a screen (detact_service/tiling.py); false: whole.",
     )
     batch_max_size: int = Field(4, ge=1, description="Most images grouped into one pipeline run.")
     batch_wait_ms: float = Field(
