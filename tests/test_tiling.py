@@ -127,3 +127,21 @@ def test_a_long_screenshot_re_parsed_after_a_change_equals_its_full_parse(long_p
     ]
     (same,) = pipeline.reparse_batch([after], [None], [again.state])
     assert same.parse.elements == again.parse.elements
+
+
+def test_a_batch_mixing_a_long_screenshot_and_a_screen_gives_each_its_own_parse(
+    long_page: RenderedScreen,
+) -> None:
+    pipeline = get_pipeline(Settings(device="cpu"), "full")
+    page = np.asarray(long_page.image)
+    screen = np.ascontiguousarray(page[:1080])
+
+    batch = pipeline.parse_batch([screen, page])
+
+    alone = [pipeline.parse(screen), pipeline.parse(page)]
+    for together, apart in zip(batch, alone, strict=True):
+        assert (together.width, together.height) == (apart.width, apart.height)
+        assert [(e.bbox, e.type, e.text) for e in together.elements] == [
+            (e.bbox, e.type, e.text) for e in apart.elements
+        ]
+    assert "tiles" not in batch[0].models and batch[1].models["tiles"] == "4"
