@@ -140,7 +140,7 @@ def test_checkpoint_rebuilt_from_onnx_computes_what_the_onnx_file_does(tmp_path:
     from ultralytics.nn.tasks import DetectionModel
 
     from training.detector.export import export_onnx
-    from training.detector.from_onnx import letterboxed, rebuild
+    from training.detector.from_onnx import detector_input, rebuild
 
     def checkpoint(seed: int, path: Path) -> Path:
         torch.manual_seed(seed)
@@ -168,10 +168,10 @@ def test_checkpoint_rebuilt_from_onnx_computes_what_the_onnx_file_does(tmp_path:
         screens.append(tmp_path / f"screen{index}.png")
         image.save(screens[-1])
 
-    out = rebuild(onnx_path, base, screens, tmp_path / "rebuilt.pt", size=64, batch=2)
+    out = rebuild(onnx_path, base, screens, tmp_path / "rebuilt.pt", size=64)
 
     rebuilt = torch.load(out, weights_only=False)["model"].float().eval()
-    images = letterboxed(screens, 64)
+    images = np.concatenate([detector_input(screen, 64) for screen in screens])
     expected = ort.InferenceSession(str(onnx_path)).run(None, {"images": images})[0]
     with torch.no_grad():
         got = rebuilt(torch.from_numpy(images))[0].numpy()

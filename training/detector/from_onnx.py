@@ -17,7 +17,6 @@ batch's own statistics, nearly so, so fine-tuning starts where the shipped model
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,20 +28,14 @@ from training.detector.offline import go_offline
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
-def letterboxed(paths: Iterable[Path], size: int) -> np.ndarray:
-    """(n, 3, size, size) float32 images in [0, 1], each fitted into the square and padded grey (114)."""
-    batch = []
-    for path in paths:
-        with Image.open(path) as opened:
-            image = opened.convert("RGB")
-        scale = size / max(image.size)
-        resized = image.resize(
-            (round(image.width * scale), round(image.height * scale)), Image.Resampling.BILINEAR
-        )
-        canvas = Image.new("RGB", (size, size), (114, 114, 114))
-        canvas.paste(resized, ((size - resized.width) // 2, (size - resized.height) // 2))
-        batch.append(np.asarray(canvas, dtype=np.float32).transpose(2, 0, 1) / 255.0)
-    return np.stack(batch)
+def detector_input(path: Path, size: int) -> np.ndarray:
+    """A screenshot as the ``yolo-onnx`` backend feeds it to a detector reading at ``size`` (1, 3, h, w)."""
+    from detact_service.detectors.yolo_onnx import input_hw, letterbox
+
+    with Image.open(path) as opened:
+        image = np.asarray(opened.convert("RGB"))
+    shape = input_hw(("batch", 3, "height", "width"), image.shape[0], image.shape[1], size)
+    return letterbox(image, shape)[0][None]
 
 
 def onnx_weights(onnx_path: Path) -> dict[str, np.ndarray]:
@@ -54,9 +47,7 @@ def onnx_weights(onnx_path: Path) -> dict[str, np.ndarray]:
     return {init.name: numpy_helper.to_array(init) for init in model.graph.initializer}
 
 
-def rebuild(
-    onnx_path: Path, base: Path, images: list[Path], out: Path, size: int = 640, batch: int = 4
-) -> Path:
+def rebuild(onnx_path: Path, base: Path, images: list[Path], out: Path, size: int = 640) -> Path:
     """Write ``out``: the base checkpoint's network carrying the ONNX file's weights, norms calibrated."""
     go_offline()
     import torch
@@ -100,8 +91,8 @@ def rebuild(
 
     hooks = [conv.register_forward_hook(recorder(owner)) for owner, (conv, _, _) in folded.items()]
     with torch.no_grad():
-        for start in range(0, len(images), batch):
-            model(torch.from_numpy(letterboxed(images[start : start + batch], size)))
+        for path in images:  # one at a time: each keeps its aspect ratio, as the runtime reads it
+            model(torch.from_numpy(detector_input(path, size)))
     for hook in hooks:
         hook.remove()
     with torch.no_grad():
