@@ -73,9 +73,13 @@ class ScreenPainter:
         fill: tuple[int, int, int],
         text_fill: tuple[int, int, int] = (255, 255, 255),
         color: str | None = None,
+        size: int = 22,
+        bold: bool = True,
+        outline: tuple[int, int, int] | None = None,
+        radius: int = 6,
     ) -> Drawn:
-        self.draw.rounded_rectangle(box, radius=6, fill=fill)
-        font = ui_font(22, bold=True)
+        self.draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline)
+        font = ui_font(size, bold=bold)
         tx1, ty1, tx2, ty2 = self.draw.textbbox((0, 0), label, font=font)
         cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
         self.draw.text(
@@ -311,17 +315,20 @@ def render_small_controls_page(width: int = 1920, height: int = 3240) -> Rendere
     (13 px labels) and five 14 px checkboxes with labels."""
     p = ScreenPainter(width, height, background=(246, 247, 249))
     labels = ["Open", "Save", "Copy", "Paste", "Undo", "Redo", "Print", "Share", "Find", "Zoom"]
-    font = ui_font(13)
     for top in range(100, height - 800, 1080):
         for y in range(top, top + 800, 200):
             for k, label in enumerate(labels):
                 x = 120 + 170 * k
-                box = (x, y, x + 72, y + 26)
-                p.draw.rounded_rectangle(box, radius=4, fill=(225, 228, 232), outline=(160, 165, 170))
-                tx1, ty1, tx2, ty2 = p.draw.textbbox((0, 0), label, font=font)
-                origin = (x + 36 - (tx2 - tx1) // 2 - tx1, y + 13 - (ty2 - ty1) // 2 - ty1)
-                p.draw.text(origin, label, font=font, fill=(30, 30, 30))
-                p._add(Drawn("button", box, text=label))
+                p.button(
+                    (x, y, x + 72, y + 26),
+                    label,
+                    fill=(225, 228, 232),
+                    text_fill=(30, 30, 30),
+                    size=13,
+                    bold=False,
+                    outline=(160, 165, 170),
+                    radius=4,
+                )
             for k in range(5):
                 p.checkbox((120 + 300 * k, y + 80), checked=k % 2 == 0, size=14)
                 p.text((142 + 300 * k, y + 79), f"Option {k + 1}", size=13)
