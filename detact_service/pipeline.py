@@ -373,23 +373,23 @@ class Pipeline:
             pieces += [np.ascontiguousarray(view) for view in views]
             owners += [index] * len(views)
         # a tile is parsed afresh: the screenshot's memos and changed tiles are not a tile's
-        whole = [i if not plans[i] else None for i in owners]
+        whole = [None if plans[i] else i for i in owners]
         ran, ran_memos = self._run_whole(
             pieces,
             [tasks[i] for i in owners],
             None if previous is None else [None if i is None else previous[i] for i in whole],
             None if changes is None else [None if i is None else changes[i] for i in whole],
         )
+        firsts = np.searchsorted(owners, np.arange(len(images) + 1)).tolist()  # each image's pieces
         parses: list[ScreenParse] = []
         memos: list[dict[str, StageMemo]] = []
-        for index, (image, tiles) in enumerate(zip(images, plans, strict=True)):
-            mine = [k for k, owner in enumerate(owners) if owner == index]
+        for image, tiles, start, end in zip(images, plans, firsts[:-1], firsts[1:], strict=True):
             if tiles:
-                parses.append(stitch(image.shape[1], image.shape[0], tiles, [ran[k] for k in mine]))
+                parses.append(stitch(image.shape[1], image.shape[0], tiles, ran[start:end]))
                 memos.append({})
             else:
-                parses.append(ran[mine[0]])
-                memos.append(ran_memos[mine[0]])
+                parses.append(ran[start])
+                memos.append(ran_memos[start])
         return parses, memos
 
     def _run_whole(
