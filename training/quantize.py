@@ -8,6 +8,9 @@
   on phone and desktop screenshots letterboxed as :mod:`detact_service.detectors.yolo_onnx` does (the
   entry's input size and upscaling); the detect head (its last nodes) can be kept in float.
 
+Weights are quantised to 7 bits (``--weight-bits 7``, ONNX Runtime's ``reduce_range``): ONNX Runtime's x86
+kernels without VNNI add pairs of uint8 x int8 products in a saturating int16, which 8-bit weights overflow.
+
 The calibration images are chosen deterministically (sorted names, fixed stride), so a run recreates the
 same file. Numbers and the commands that made the shipped files: ``models/manifest.json``, ``docs/OCR.md``.
 """
@@ -152,6 +155,7 @@ def quantise_static(
     op_types: Sequence[str] | None,
     exclude: Sequence[str] = (),
     per_channel: bool = True,
+    reduce_range: bool = False,
 ) -> None:
     import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
@@ -166,6 +170,7 @@ def quantise_static(
             quant_format=QuantFormat.QDQ,
             op_types_to_quantize=list(op_types) if op_types else None,
             per_channel=per_channel,
+            reduce_range=reduce_range,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             nodes_to_exclude=list(exclude),
@@ -266,6 +271,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     det.add_argument("--ops", default="", help="comma list of op types to quantise ('' = all)")
     det.add_argument("--out", type=Path, default=None, help="default: models/<name>-int8.onnx")
+    for command in (rec, det):
+        command.add_argument(
+            "--weight-bits",
+            type=int,
+            choices=(7, 8),
+            default=7,
+            help="7: weights in [-64, 64], exact on every x86 CPU; 8: full range, which saturates on CPUs "
+            "without VNNI (AVX2, AVX512F)",
+        )
     args = parser.parse_args(argv)
 
     if args.model == "ocr-rec":
@@ -278,7 +292,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             arrays = rec_calibration_batches(screens, args.max_crops)
             print(f"calibration: {len(screens)} screens, {len(arrays)} crops")
             exclude = [e for e in args.exclude.split(",") if e]
-            quantise_static(source, args.out, arrays, method=args.method, op_types=ops, exclude=exclude)
+            quantise_static(
+                source,
+                args.out,
+                arrays,
+                method=args.method,
+                op_types=ops,
+                exclude=exclude,
+                reduce_range=args.weight_bits == 7,
+            )
     else:
         import onnx
 
@@ -299,7 +321,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"calibration: {len(arrays)} screenshots")
         keep = [n.name for n in model.graph.node if args.exclude and re.search(args.exclude, n.name)]
         ops = [o for o in args.ops.split(",") if o] or None
-        quantise_static(spec.path, args.out, arrays, method=args.method, op_types=ops, exclude=keep)
+        quantise_static(
+            spec.path,
+            args.out,
+            arrays,
+            method=args.method,
+            op_types=ops,
+            exclude=keep,
+            reduce_range=args.weight_bits == 7,
+        )
     print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, sha256 {sha256(args.out)}")
 
 

@@ -60,6 +60,7 @@ SAME_CONTROL_IOU = 0.5  # a typed segment this close to a detector box is the sa
 PADDED_AREA = 4.0  # a detector box around a small typed segment, at most this many times its area, is it
 ROW_HEIGHTS = 3.0  # a box around one checkbox or radio and its label is at most this many marks tall
 ROW_RUN = 4.0  # a label's box beside its mark that runs this many mark heights past the label is a row
+LABEL_TOUCH = 0.25  # a box starting within this many mark heights of a mark's right edge is its label's
 GROUP_INSIDE = 0.9  # share of a control's area inside a detector box for the box to hold it
 GROUP_COVER = 0.25  # a detector box its controls cover less than this share of is a control too
 STACKED_ROWS = 3  # a detector box holding controls on this many rows is a list or a panel, however sparse
@@ -325,12 +326,16 @@ def caption_boxes(
     return one_line & short & ~inside.any(axis=0)
 
 
-def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list[Element]:
+def drop_mark_rows(
+    texts: Sequence[Element], widgets: Sequence[Element], pointer: bool = True
+) -> list[Element]:
     """Drop a detector box around one checkbox or radio and its one-line label, or round the label alone
     right beside the mark: the mark is the control.
 
     The mark then takes the label (:func:`label_marks`) and its own box stays the click target. A box
-    whose texts lie on several rows (a list item with a title and a subtitle) is no mark row.
+    whose texts lie on several rows (a list item with a title and a subtitle) is no mark row. A box round
+    the label alone that touches the mark is dropped on pointer screens only (``pointer``): on phones such a
+    box is often a control of its own.
     """
     detected = np.asarray([w.source == "detector" and w.type not in LABELLED_MARKS for w in widgets])
     marks = np.asarray([w.type in LABELLED_MARKS for w in widgets])
@@ -340,7 +345,7 @@ def drop_mark_rows(texts: Sequence[Element], widgets: Sequence[Element]) -> list
     text_boxes = np.asarray([t.bbox for t in texts], dtype=np.float64).reshape(-1, 4)
     text_inside = geometry.containment(text_boxes, boxes[detected]) >= TEXT_INSIDE  # [text, detector box]
     held = geometry.containment(boxes[marks], boxes[detected]) >= GROUP_INSIDE  # [mark, detector box]
-    held |= labels_beside_marks(boxes[marks], boxes[detected], text_boxes, text_inside)
+    held |= labels_beside_marks(boxes[marks], boxes[detected], text_boxes, text_inside, pointer)
     mark_heights = (boxes[marks, 3] - boxes[marks, 1])[:, None]
     row_heights = (boxes[detected, 3] - boxes[detected, 1])[None, :]
     one_mark = (held.sum(axis=0) == 1) & (held & (row_heights <= ROW_HEIGHTS * mark_heights)).any(axis=0)
@@ -357,11 +362,14 @@ def labels_beside_marks(
     boxes: npt.NDArray[np.float64],
     text_boxes: npt.NDArray[np.float64],
     text_inside: npt.NDArray[np.bool_],
+    touching: bool = True,
 ) -> npt.NDArray[np.bool_]:
     """``[mark, box]``: the box is a label's row beside the mark (a phone-trained detector boxes a web
     checkbox's label from beside the mark to the page's edge): it starts right of the mark's middle and
     within a label's gap of its right edge, spans the mark's row, holds text and runs on past its text by
-    :data:`ROW_RUN` mark heights (a link or a button beside a mark is drawn round its text or icon)."""
+    :data:`ROW_RUN` mark heights (a link or a button beside a mark is drawn round its text or icon), or it
+    is a row's height at most and starts within :data:`LABEL_TOUCH` mark heights of the mark (with
+    ``touching``)."""
     heights = (marks[:, 3] - marks[:, 1])[:, None]
     starts = boxes[None, :, 0]
     beside = (starts >= (marks[:, 0] + marks[:, 2])[:, None] / 2) & (
@@ -372,7 +380,11 @@ def labels_beside_marks(
     text_ends = np.where(text_inside, text_boxes[:, 2, None], -np.inf).max(axis=0, initial=-np.inf)
     text_ends[np.isinf(text_ends)] = np.inf  # a box without text runs on past nothing
     runs_on = boxes[None, :, 2] - text_ends[None, :] >= ROW_RUN * heights
-    return np.asarray(beside & spans_row & runs_on, dtype=bool)
+    # or drawn round the label alone, touching the mark (a button or link beside a mark stands apart)
+    against = (starts - marks[:, 2, None] <= LABEL_TOUCH * heights) & (
+        boxes[None, :, 3] - boxes[None, :, 1] <= ROW_HEIGHTS * heights
+    )
+    return np.asarray(beside & spans_row & (runs_on | (against & touching)), dtype=bool)
 
 
 def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
@@ -706,7 +718,7 @@ def merge_elements(
         others = drop_weak_spans(others, texts)
     others = drop_glyphs_in_controls(drop_crowded_pictures(others))
     texts = drop_misread_widgets(texts, others)
-    others = drop_mark_rows(texts, others)
+    others = drop_mark_rows(texts, others, pointer)
     if pointer:
         others = drop_text_panels(texts, others, image)
     texts, others = attach_text(texts, others)

@@ -94,6 +94,26 @@ def test_a_checkbox_whose_tick_is_read_as_a_letter_and_whose_label_is_boxed_alon
     ]
 
 
+def test_a_label_boxed_alone_against_its_mark_is_the_mark_s_label() -> None:
+    """The form through the int8 phone detector: a box round "Remember me" alone, starting at the mark's
+    right edge; a link a gap away from its mark keeps its box."""
+    elements = [
+        Element(bbox=(620, 482, 643, 505), type=ElementType.CHECKBOX, source="segment"),
+        Element(bbox=(644, 472, 845, 515), type=ElementType.ICON, source="detector", score=0.45),
+        text((655, 482, 790, 506), "Remember me"),
+        Element(bbox=(620, 600, 643, 623), type=ElementType.CHECKBOX, source="segment"),
+        text((655, 600, 760, 624), "I agree to"),
+        Element(bbox=(764, 596, 900, 628), type=ElementType.ICON, source="detector", score=0.6),
+        text((770, 600, 890, 624), "the terms"),
+    ]
+    merged = merge_elements(elements, 1920, 1080)
+    assert [(e.type, e.bbox, e.text) for e in merged] == [
+        (ElementType.CHECKBOX, (620, 482, 643, 505), "Remember me"),
+        (ElementType.CHECKBOX, (620, 600, 643, 623), "I agree to"),
+        (ElementType.BUTTON, (764, 596, 900, 628), "the terms"),
+    ]
+
+
 def test_a_two_character_label_under_a_tab_icon_is_the_tab_s_text() -> None:
     """A phone's tab bar (phone_real, com.microsoft.bing): the icon read as a glyph, the label a word."""
     elements = [
