@@ -41,19 +41,26 @@ PACKAGES = (
 )
 
 
+# The instruction sets that decide the speed of our models: int8 (VNNI) and bfloat16 (OpenVINO).
+CPU_FEATURES = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
+    features = ""
     try:
-        model = next(
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
+        info = Path("/proc/cpuinfo").read_text().splitlines()
+        cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+        flags = next(line.split(":", 1)[1].split() for line in info if line.startswith("flags"))
+        features = (
+            " ("
+            + (", ".join(f for f in CPU_FEATURES if f in flags) or "none of " + "/".join(CPU_FEATURES))
+            + ")"
         )
-        cpu = model
     except (OSError, StopIteration):
         pass
     versions = ", ".join(f"{p} {_version(p)}" for p in PACKAGES)
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; {versions}"
+    return f"{cpu}{features}, {os.cpu_count()} cores, Python {platform.python_version()}; {versions}"
 
 
 def _version(package: str) -> str:

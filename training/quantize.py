@@ -282,33 +282,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     args = parser.parse_args(argv)
 
+    ops = [o for o in args.ops.split(",") if o] or None
     if args.model == "ocr-rec":
         source = rec_source()
-        ops = [o for o in args.ops.split(",") if o] or None
         if args.mode == "dynamic":
             quantise_dynamic(source, args.out, ops or ["Conv", "MatMul"])
-        else:
-            screens = _calibration_screens(SCREENS, args.per_family, args.desktops)
-            arrays = rec_calibration_batches(screens, args.max_crops)
-            print(f"calibration: {len(screens)} screens, {len(arrays)} crops")
-            exclude = [e for e in args.exclude.split(",") if e]
-            quantise_static(
-                source,
-                args.out,
-                arrays,
-                method=args.method,
-                op_types=ops,
-                exclude=exclude,
-                reduce_range=args.weight_bits == 7,
-            )
+            print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, sha256 {sha256(args.out)}")
+            return
+        screens = _calibration_screens(SCREENS, args.per_family, args.desktops)
+        arrays = rec_calibration_batches(screens, args.max_crops)
+        print(f"calibration: {len(screens)} screens, {len(arrays)} crops")
+        exclude = [e for e in args.exclude.split(",") if e]
     else:
         import onnx
 
         from detact_service.models import model_spec
 
         spec = model_spec(ROOT / "models", "detector", args.name)
+        source = spec.path
         args.out = args.out or ROOT / "models" / f"{args.name}-int8.onnx"
-        model = onnx.load(str(spec.path))
         arrays = detector_calibration(
             args.apps,
             args.per_app,
@@ -319,17 +311,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.landscape_only,
         )
         print(f"calibration: {len(arrays)} screenshots")
-        keep = [n.name for n in model.graph.node if args.exclude and re.search(args.exclude, n.name)]
-        ops = [o for o in args.ops.split(",") if o] or None
-        quantise_static(
-            spec.path,
-            args.out,
-            arrays,
-            method=args.method,
-            op_types=ops,
-            exclude=keep,
-            reduce_range=args.weight_bits == 7,
-        )
+        graph = onnx.load(str(spec.path)).graph
+        exclude = [n.name for n in graph.node if args.exclude and re.search(args.exclude, n.name)]
+    quantise_static(
+        source,
+        args.out,
+        arrays,
+        method=args.method,
+        op_types=ops,
+        exclude=exclude,
+        reduce_range=args.weight_bits == 7,
+    )
     print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, sha256 {sha256(args.out)}")
 
 
