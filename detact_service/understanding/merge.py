@@ -362,14 +362,14 @@ def labels_beside_marks(
     boxes: npt.NDArray[np.float64],
     text_boxes: npt.NDArray[np.float64],
     text_inside: npt.NDArray[np.bool_],
-    touching: bool = True,
+    take_touching_labels: bool = True,
 ) -> npt.NDArray[np.bool_]:
     """``[mark, box]``: the box is a label's row beside the mark (a phone-trained detector boxes a web
     checkbox's label from beside the mark to the page's edge): it starts right of the mark's middle and
     within a label's gap of its right edge, spans the mark's row, holds text and runs on past its text by
     :data:`ROW_RUN` mark heights (a link or a button beside a mark is drawn round its text or icon), or it
     is a row's height at most and starts within :data:`LABEL_TOUCH` mark heights of the mark (with
-    ``touching``)."""
+    ``take_touching_labels``)."""
     heights = (marks[:, 3] - marks[:, 1])[:, None]
     starts = boxes[None, :, 0]
     beside = (starts >= (marks[:, 0] + marks[:, 2])[:, None] / 2) & (
@@ -381,10 +381,10 @@ def labels_beside_marks(
     text_ends[np.isinf(text_ends)] = np.inf  # a box without text runs on past nothing
     runs_on = boxes[None, :, 2] - text_ends[None, :] >= ROW_RUN * heights
     # or drawn round the label alone, touching the mark (a button or link beside a mark stands apart)
-    against = (starts - marks[:, 2, None] <= LABEL_TOUCH * heights) & (
+    touching = (starts - marks[:, 2, None] <= LABEL_TOUCH * heights) & (
         boxes[None, :, 3] - boxes[None, :, 1] <= ROW_HEIGHTS * heights
     )
-    return np.asarray(beside & spans_row & (runs_on | (against & touching)), dtype=bool)
+    return np.asarray(beside & spans_row & (runs_on | (touching & take_touching_labels)), dtype=bool)
 
 
 def drop_glyphs_in_controls(widgets: Sequence[Element]) -> list[Element]:
