@@ -27,9 +27,10 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
    batches are shared among ``DETACT_OCR__REC_WORKERS`` threads (longest first, to the least loaded),
    each with its share of those threads: one single-threaded call per core keeps both cores of a small
    CPU busier than one call on two threads (:func:`split_work`).
-6. On a CPU that computes bfloat16 in hardware (``DETACT_OCR__RUNTIME=auto``, the default), OpenVINO runs
-   the recogniser in bfloat16, one crop a call on a stream per worker: the same texts on the labelled
-   sets, about 1.5x less recognition time (:class:`~detact_service.models.OpenVinoSession`).
+6. On a CPU whose bfloat16 pays (``DETACT_OCR__RUNTIME=auto``, the default; :func:`~detact_service.models.
+   bf16_recogniser_pays`), OpenVINO runs the recogniser in bfloat16, one crop a call on a stream per
+   worker: the same texts on the labelled sets, about 1.5x less recognition time
+   (:class:`~detact_service.models.OpenVinoSession`).
 
 With ``DETACT_OCR__INT8=true`` (off by default), ``ppocrv6-small`` recognises with the int8 copy of its
 recogniser shipped in ``models/`` (manifest entry ``ppocrv6-rec-small-int8``, made by ``python -m
@@ -67,6 +68,7 @@ from detact_service.models import (
     OpenVinoSession,
     onnx_session,
     openvino_bf16_native,
+    openvino_bf16_pays,
     optional_model_spec,
     ort_threads,
     resolve_device,
@@ -386,7 +388,7 @@ class RapidOCRStage(OcrStage):
         if self.rec_int8() or not self.models().openvino:
             return False
         if runtime == "auto":
-            return openvino_bf16_native()
+            return openvino_bf16_pays()
         if find_spec("openvino") is None:
             raise StageUnavailable("DETACT_OCR__RUNTIME=openvino needs the 'openvino' package installed")
         return True

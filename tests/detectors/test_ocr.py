@@ -131,9 +131,9 @@ def test_both_runtimes_read_the_form_alike(runtime: str) -> None:
 
 
 def test_auto_runtime_is_openvino_only_where_bfloat16_pays() -> None:
-    from detact_service.models import openvino_bf16_native
+    from detact_service.models import openvino_bf16_pays
 
-    assert create_stage("text", "rapidocr", Settings(device="cpu")).openvino() is openvino_bf16_native()  # type: ignore[attr-defined]
+    assert create_stage("text", "rapidocr", Settings(device="cpu")).openvino() is openvino_bf16_pays()  # type: ignore[attr-defined]
     int8 = create_stage("text", "rapidocr", Settings(device="cpu", ocr={"int8": True, "runtime": "openvino"}))
     assert int8.openvino() is False  # type: ignore[attr-defined]  # the int8 recogniser was measured on ORT
 
@@ -386,3 +386,21 @@ def test_only_cjk_words_without_prose_punctuation_are_a_bar() -> None:
     assert is_cjk_text("- 东方") and not is_cjk_text("- 东") and not is_cjk_text("")
     assert is_cjk_text("ログイン") and is_cjk_text("로그인")  # kana and Hangul are CJK too
     assert not is_cjk_text("历史 today", least=3)
+
+
+@pytest.mark.parametrize(
+    ("native", "vendor", "flags", "pays"),
+    [
+        (True, "AuthenticAMD", {"avx512_bf16"}, True),  # measured faster
+        (True, "GenuineIntel", {"avx512_bf16"}, False),  # measured slower: no AMX
+        (True, "GenuineIntel", {"avx512_bf16", "amx_bf16"}, True),
+        (False, "AuthenticAMD", set(), False),  # bfloat16 emulated: never
+        (False, "GenuineIntel", {"amx_bf16"}, False),
+    ],
+)
+def test_bfloat16_recogniser_pays_where_it_was_measured_to(
+    native: bool, vendor: str, flags: set[str], pays: bool
+) -> None:
+    from detact_service.models import bf16_recogniser_pays
+
+    assert bf16_recogniser_pays(native, vendor, frozenset(flags)) is pays
