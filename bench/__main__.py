@@ -46,19 +46,14 @@ CPU_FEATURES = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "am
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
+    from detact_service.models import cpu_identity
+
+    identity = cpu_identity()
+    cpu = identity.model or platform.processor() or platform.machine()
     features = ""
-    try:
-        info = Path("/proc/cpuinfo").read_text().splitlines()
-        cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-        flags = next(line.split(":", 1)[1].split() for line in info if line.startswith("flags"))
-        features = (
-            " ("
-            + (", ".join(f for f in CPU_FEATURES if f in flags) or "none of " + "/".join(CPU_FEATURES))
-            + ")"
-        )
-    except (OSError, StopIteration):
-        pass
+    if identity.flags:
+        listed = ", ".join(f for f in CPU_FEATURES if f in identity.flags)
+        features = f" ({listed or 'none of ' + '/'.join(CPU_FEATURES)})"
     versions = ", ".join(f"{p} {_version(p)}" for p in PACKAGES)
     return f"{cpu}{features}, {os.cpu_count()} cores, Python {platform.python_version()}; {versions}"
 

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -356,15 +356,27 @@ def openvino_bf16_native() -> bool:
     return "BF16" in _openvino_core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
 
 
+class CpuIdentity(NamedTuple):
+    """The CPU as Linux lists it in ``/proc/cpuinfo`` (empty fields elsewhere)."""
+
+    vendor: str
+    model: str
+    flags: frozenset[str]
+
+
 @lru_cache(maxsize=1)
-def cpu_identity() -> tuple[str, frozenset[str]]:
-    """The CPU's vendor and feature flags as Linux lists them in ``/proc/cpuinfo`` (empty elsewhere)."""
+def cpu_identity() -> CpuIdentity:
+    """This machine's :class:`CpuIdentity` (its first processor's lines)."""
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
-        return "", frozenset()
-    fields = {key.strip(): value.strip() for key, _, value in (line.partition(":") for line in lines)}
-    return fields.get("vendor_id", ""), frozenset(fields.get("flags", "").split())
+        return CpuIdentity("", "", frozenset())
+    fields: dict[str, str] = {}
+    for key, _, value in (line.partition(":") for line in lines):
+        fields.setdefault(key.strip(), value.strip())
+    return CpuIdentity(
+        fields.get("vendor_id", ""), fields.get("model name", ""), frozenset(fields.get("flags", "").split())
+    )
 
 
 def bf16_recogniser_pays(native_bf16: bool, vendor: str, flags: frozenset[str]) -> bool:
@@ -379,7 +391,8 @@ def bf16_recogniser_pays(native_bf16: bool, vendor: str, flags: frozenset[str]) 
 @lru_cache(maxsize=1)
 def openvino_bf16_pays() -> bool:
     """:func:`bf16_recogniser_pays` on this machine."""
-    return bf16_recogniser_pays(openvino_bf16_native(), *cpu_identity())
+    cpu = cpu_identity()
+    return bf16_recogniser_pays(openvino_bf16_native(), cpu.vendor, cpu.flags)
 
 
 @dataclass(frozen=True)
