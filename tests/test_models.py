@@ -185,3 +185,17 @@ def test_an_openvino_session_runs_calls_from_several_threads_at_once() -> None:
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda x: session.run(None, {"x": x})[0], inputs))
     assert all(np.array_equal(a, b) for a, b in zip(alone, together, strict=True))
+
+
+def test_no_shipped_model_carries_subnormal_weights() -> None:
+    """An Intel CPU multiplies subnormal float32 numbers in microcode: the wheel's PP-OCRv6 text detector
+    ran 3.4x slower with them (docs/OCR.md). Every ONNX file in ``models/`` has none."""
+    import onnx
+
+    from training.quantize import subnormal_weights
+
+    shipped = sorted(Settings().models_dir.glob("*.onnx"))
+    assert any(path.name == "ppocrv6-det-small.onnx" for path in shipped) and len(shipped) >= 10
+    assert {path.name: subnormal_weights(onnx.load(str(path))) for path in shipped} == {
+        path.name: 0 for path in shipped
+    }

@@ -181,7 +181,7 @@ def test_each_crop_is_read_once_in_one_detection_and_few_recognition_calls() -> 
     # two lines detected, the menu bar split into its four items before recognition: five crops read once
     assert (profile.lines, profile.crops, profile.reread_crops) == (2, 5, 0)
     assert len(parse.elements) == 5
-    assert calls.calls == {"PP-OCRv6_det_small.onnx": 1, "PP-OCRv6_rec_small.onnx": profile.rec_calls}
+    assert calls.calls == {"ppocrv6-det-small.onnx": 1, "PP-OCRv6_rec_small.onnx": profile.rec_calls}
     # batched by width rung (a crop's reading must not depend on its batch): one call per rung here; one
     # call per crop on OpenVINO, which keeps a plan per input shape
     if stage._engine().rec_batch == 1:  # type: ignore[attr-defined]
