@@ -39,6 +39,13 @@ class OcrSettings(StageSettings):
     det_max_side: int = Field(
         1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
     )
+    det_max_shrink: float = Field(
+        1.5,
+        ge=0.0,
+        le=16.0,
+        description="rapidocr: a landscape screenshot wider than det_max_side times this is detected at its "
+        "width over this, up to 1.5 x det_max_side, not shrunk further (4K text); 0 = off.",
+    )
     threads: int = Field(0, ge=0, le=64, description="rapidocr model threads; 0 = usable cores.")
     int8: bool = Field(
         False,

@@ -258,13 +258,36 @@ def test_long_lines_are_read_in_calls_of_bounded_width() -> None:
 
 def test_detection_runs_at_the_capped_long_side_and_small_screens_are_enlarged() -> None:
     big = np.asarray(render_form(2560, 1440).image)
-    parse, stage = read(big, ocr_det_max_side=1280)
+    parse, stage = read(big, ocr={"det_max_side": 1280, "det_max_shrink": 0})
     assert stage.last_profile.det_size == (1280, 704)  # type: ignore[attr-defined]
     assert {"create", "account", "submit", "cancel"} <= words(parse)
     painter = ScreenPainter(160, 210)
     painter.text((10, 10), "Submit", size=12)
     _, stage = read(np.asarray(painter.done().image))
     assert min(stage.last_profile.det_size) == 480  # type: ignore[attr-defined]
+
+
+def test_a_screen_wider_than_1920_is_shrunk_at_most_1_5x_for_detection() -> None:
+    """Small text on a 2560x1440 or 4K screen survives detection: such a screen is read at its width over
+    1.5 (up to 1920 px), not at 1280; phones and screens up to 1920 px wide are read as before."""
+    from detact_service.detectors.ocr_rapid import detection_side
+
+    assert detection_side(1080, 1920, 1280, 1.5) == 1280
+    assert detection_side(1440, 2560, 1280, 1.5) == 1707
+    assert detection_side(2160, 3840, 1280, 1.5) == 1920
+    assert detection_side(3200, 1440, 1280, 1.5) == 1280  # a high-density phone: large text
+    assert detection_side(2160, 3840, 1280, 0) == 1280
+    from detact_service.detectors.ocr_rapid import OcrProfile
+    from tests.render import render_dense_dashboard
+
+    dashboard = np.asarray(render_dense_dashboard().image)  # 1920x1080, 306 lines of 13-22 px text
+    screen = np.full((2160, 3840, 3), dashboard[0, 0], dtype=np.uint8)  # on a 4K screen at 100 %
+    screen[:1080, :1920] = dashboard
+    engine = create_stage("text", "rapidocr", Settings(device="cpu"))._engine()  # type: ignore[attr-defined]
+    bgr = np.ascontiguousarray(screen[..., ::-1])
+    at_1280 = engine.detect(bgr, 1280, OcrProfile())
+    at_1920 = engine.detect(bgr, detection_side(2160, 3840, 1280, 1.5), OcrProfile())
+    assert len(at_1920) >= 300 and len(at_1280) <= len(at_1920) - 30
 
 
 def test_the_old_ppocrv4_models_stay_selectable(form: np.ndarray) -> None:
