@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnxruntime
 import pytest
 import torch
 
 from detact_service.settings import Settings
 from detact_service.understanding.icon_classifier import IconClassifierStage, classifier_spec, load_classifier
-from training.icons.export import export
-from training.icons.model import IconNet
+from training.icons.export import combine_onnx, export
+from training.icons.model import IconNet, build
 
 
 def checkpoint(path: Path, seed: int) -> Path:
@@ -35,6 +36,37 @@ def test_exported_runs_load_in_the_backend(tmp_path: Path) -> None:
     roi = np.full((30, 30, 3), 255, dtype=np.uint8)
     roi[8:22, 8:22] = 0
     assert len(classifier.name([roi, np.zeros((20, 20, 3), np.uint8)], 0.0)) == 2
+
+
+def test_a_pretrained_network_exports_as_it_computes(tmp_path: Path) -> None:
+    """The MobileNetV2 variant (enlargement, inversion and normalisation inside the graph) answers in
+    ONNX what it answers in torch, and joins an ensemble of exported files as their mean softmax."""
+    torch.manual_seed(2)
+    net = build(3, "mobilenet").eval()
+    path = tmp_path / "m.pt"
+    torch.save(
+        {"model": net.state_dict(), "classes": ["unknown", "bell", "close"], "arch": "mobilenet"}, path
+    )
+    export([path], tmp_path / "mobile", name="toy-icons")
+    export([checkpoint(tmp_path / "a.pt", 0)], tmp_path / "small", name="toy-icons")
+    frames = np.random.default_rng(1).random((4, 32, 32), dtype=np.float32)
+    with torch.no_grad():
+        expected = net(torch.from_numpy(frames)[:, None]).softmax(dim=1).numpy()
+
+    def probabilities(models: Path) -> np.ndarray:
+        spec = classifier_spec(Settings(models_dir=models, icons={"classifier_model": "toy-icons"}))
+        return load_classifier(spec).probabilities(frames)
+
+    mobile = probabilities(tmp_path / "mobile")
+    assert np.allclose(mobile, expected, atol=1e-4)
+    combined = combine_onnx(
+        [tmp_path / "small" / "toy-icons.onnx", tmp_path / "mobile" / "toy-icons.onnx"],
+        tmp_path / "both.onnx",
+    )
+    log_mean = onnxruntime.InferenceSession(str(combined), providers=["CPUExecutionProvider"]).run(
+        None, {"frames": frames[:, None]}
+    )[0]
+    assert np.allclose(np.exp(log_mean), (probabilities(tmp_path / "small") + mobile) / 2, atol=1e-5)
 
 
 def test_aliases_fold_into_their_meaning(tmp_path: Path) -> None:

@@ -27,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     train.add_argument("--all-unknowns", action="store_true", help="every set's other glyphs teach unknown")
     train.add_argument("--vocab", type=Path, help="keep an earlier run's vocab.json (classes, common 100)")
     train.add_argument("--fold-aliases", action="store_true", help="teach the vocab's aliases as one class")
+    train.add_argument("--arch", choices=("small", "mobilenet"), default="small", help="the network")
+    train.add_argument("--lr", type=float, default=2e-3)
+    train.add_argument("--batch", type=int, default=256)
+    train.add_argument("--trunk-lr-scale", type=float, default=0.5, help="mobilenet: the trunk's rate factor")
     export = commands.add_parser("export", help="ONNX + manifest entry")
     export.add_argument("checkpoint", type=Path, nargs="+", help="one run, or several: an ensemble")
     export.add_argument("--models-dir", type=Path, default=Path("models"))
@@ -37,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     export.add_argument("--made-by", help="the commands that made it, recorded in the manifest")
     export.add_argument("--vocab", type=Path, help="a vocabulary whose aliases fold classes into one meaning")
+    export.add_argument(
+        "--join", type=Path, nargs="*", help="exported classifiers (same classes) averaged in, one vote each"
+    )
     evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
@@ -67,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
             vocab_file=args.vocab,
             all_unknowns=args.all_unknowns,
             fold_aliases=args.fold_aliases,
+            arch=args.arch,
+            lr=args.lr,
+            batch=args.batch,
+            trunk_lr_scale=args.trunk_lr_scale,
         )
     elif args.command == "export":
         from training.icons.evaluate import summary
@@ -78,7 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         checkpoints = list(args.checkpoint)
         aliases = json.loads(args.vocab.read_text("utf-8")).get("aliases") if args.vocab else None
         made_by = args.made_by
-        print(run_export(checkpoints, args.models_dir, args.name, metrics, args.threshold, made_by, aliases))
+        print(
+            run_export(
+                checkpoints, args.models_dir, args.name, metrics, args.threshold, made_by, aliases, args.join
+            )
+        )
     elif args.command == "eval":
         from training.icons.evaluate import evaluate as run_eval
 

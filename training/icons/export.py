@@ -15,7 +15,7 @@ from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.icon_classifier import MODEL_KIND
 from detact_service.understanding.icons import FRAME
 from training.icons.data import merged_meanings
-from training.icons.model import IconNet
+from training.icons.model import build
 from training.icons.sources import ICON_SETS
 
 
@@ -55,6 +55,7 @@ def export(
     threshold: float | None = None,
     command: str | None = None,
     aliases: dict[str, str] | None = None,
+    join: list[Path] | None = None,
 ) -> Path:
     """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``).
 
@@ -62,6 +63,8 @@ def export(
     the entry's ``conf``: the probability the runtime needs to name an icon, unless a setting says otherwise.
     ``aliases`` (a vocabulary's, ``{"printer": "print"}``) fold classes into the meaning they name: the
     model answers the meanings, each with its names' summed probability (:func:`merged_meanings`).
+    ``join``: exported classifiers over the same classes (an earlier version's file) that answer with the
+    checkpoints as one mean softmax, each file one vote (:func:`combine_onnx`).
     """
     checkpoints = checkpoint if isinstance(checkpoint, list) else [checkpoint]
     nets: list[nn.Module] = []
@@ -71,7 +74,7 @@ def export(
         if classes and list(state["classes"]) != classes:
             raise SystemExit(f"{path}: another vocabulary than {checkpoints[0]}")
         classes = list(state["classes"])
-        net = IconNet(len(classes), int(state.get("width", 32)))
+        net = build(len(classes), str(state.get("arch", "small")), int(state.get("width", 32)))
         net.load_state_dict(state["model"])
         nets.append(net)
     model: nn.Module = nets[0] if len(nets) == 1 else Ensemble(nets)
@@ -81,16 +84,20 @@ def export(
     model.eval()
     models_dir.mkdir(parents=True, exist_ok=True)
     path = models_dir / f"{name}.onnx"
+    exported = path.with_suffix(".checkpoints.onnx") if join else path
     torch.onnx.export(
         model,
         (torch.zeros((2, 1, FRAME, FRAME)),),
-        str(path),
+        str(exported),
         input_names=["frames"],
         output_names=["logits"],
         dynamic_axes={"frames": {0: "n"}, "logits": {0: "n"}},
         opset_version=17,
         dynamo=False,
     )
+    if join:
+        combine_onnx([*join, exported], path)
+        exported.unlink()
     sets = {s.set_id: {"split": s.split, "package": s.package, "licence": s.licence} for s in ICON_SETS}
     write_manifest_entry(
         models_dir,
@@ -120,3 +127,50 @@ def export(
         },
     )
     return path
+
+
+def combine_onnx(models: list[Path], out: Path) -> Path:
+    """One ONNX model whose output is the log of the mean of ``models``' softmaxes.
+
+    Each model answers ``logits`` over the same classes for the same ``frames``; this lets a new network
+    join an exported ensemble whose checkpoints are gone (only its ONNX file is kept).
+    """
+    import onnx
+    from onnx import compose, helper
+
+    graphs: list[onnx.GraphProto] = []
+    for index, path in enumerate(models):
+        model = onnx.load(str(path))
+        if [i.name for i in model.graph.input] != ["frames"] or [o.name for o in model.graph.output] != [
+            "logits"
+        ]:
+            raise SystemExit(f"{path}: not an icon classifier (frames -> logits)")
+        classes = model.graph.output[0].type.tensor_type.shape.dim[1].dim_value
+        if graphs and classes != graphs[0].output[0].type.tensor_type.shape.dim[1].dim_value:
+            raise SystemExit(f"{path}: {classes} classes, unlike {models[0]}")
+        graphs.append(compose.add_prefix(model, prefix=f"m{index}_").graph)
+    nodes, initializers, probabilities = [], [], []
+    for index, graph in enumerate(graphs):
+        for node in graph.node:
+            node.input[:] = ["frames" if name == f"m{index}_frames" else name for name in node.input]
+        nodes += list(graph.node)
+        initializers += list(graph.initializer)
+        probabilities.append(f"m{index}_probabilities")
+        nodes.append(helper.make_node("Softmax", [f"m{index}_logits"], [probabilities[-1]], axis=1))
+    nodes += [
+        helper.make_node("Mean", probabilities, ["mean_probabilities"]),
+        helper.make_node("Log", ["mean_probabilities"], ["logits"]),
+    ]
+    first = graphs[0]
+    frames = helper.make_tensor_value_info("frames", onnx.TensorProto.FLOAT, ["n", 1, FRAME, FRAME])
+    logits = helper.make_tensor_value_info(
+        "logits", onnx.TensorProto.FLOAT, ["n", first.output[0].type.tensor_type.shape.dim[1].dim_value]
+    )
+    graph = helper.make_graph(nodes, "icon_ensemble", [frames], [logits], initializers)
+    opset = max(o.version for o in onnx.load(str(models[0])).opset_import if o.domain in ("", "ai.onnx"))
+    combined = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    combined.ir_version = onnx.load(str(models[0])).ir_version
+    onnx.checker.check_model(combined)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(combined, str(out))
+    return out

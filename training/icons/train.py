@@ -9,6 +9,7 @@ import json
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -28,7 +29,7 @@ from training.icons.data import (
     save_vocabulary,
     split_sets,
 )
-from training.icons.model import IconNet
+from training.icons.model import build
 from training.icons.sources import SETS_BY_ID
 
 
@@ -49,6 +50,8 @@ def train(
     vocab_file: Path | None = None,
     all_unknowns: bool = False,
     fold_aliases: bool = False,
+    arch: str = "small",
+    trunk_lr_scale: float = 0.5,
 ) -> Path:
     """Train, saving ``out/last.pt`` (weights + classes) after each epoch; returns its path.
 
@@ -57,6 +60,8 @@ def train(
     ``all_unknowns``: the out-of-vocabulary glyphs of sets that do not teach ``unknown`` by default
     (``IconSet.teaches_unknown``) teach it too, but for those drawn like a vocabulary glyph.
     ``fold_aliases``: the vocabulary's aliases (one meaning under two names) are taught as one class.
+    ``arch``: ``small`` (from scratch) or ``mobilenet`` (ImageNet weights; its trunk at ``trunk_lr_scale``
+    times the rate).
     """
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
@@ -94,11 +99,23 @@ def train(
         f"{int((labels < 0).sum())} left out (related to a meaning)",
         flush=True,
     )
-    model = IconNet(len(classes), width)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    model = build(len(classes), arch, width, pretrained=True)
+    in_trunk = {
+        name: arch == "mobilenet" and name.startswith("features.") for name, _ in model.named_parameters()
+    }
+    groups: list[dict[str, Any]] = [
+        {"params": [p for name, p in model.named_parameters() if not in_trunk[name]], "lr": lr}
+    ]
+    if any(in_trunk.values()):
+        trunk = [p for name, p in model.named_parameters() if in_trunk[name]]
+        groups.append({"params": trunk, "lr": lr * trunk_lr_scale})
+    optimiser = torch.optim.AdamW(groups, lr=lr, weight_decay=1e-4)
     steps_per_epoch = (per_class * len(vocab) + unknown + clutter) // batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimiser, max_lr=lr, total_steps=epochs * steps_per_epoch + 10, pct_start=0.15
+        optimiser,
+        max_lr=[group["lr"] for group in groups],
+        total_steps=epochs * steps_per_epoch + 10,
+        pct_start=0.15,
     )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     start = time.perf_counter()
@@ -128,7 +145,8 @@ def train(
             correct += int((logits.argmax(1) == yb).sum())
             seen += len(yb)
         torch.save(
-            {"model": model.state_dict(), "classes": classes, "epoch": epoch, "width": width}, out / "last.pt"
+            {"model": model.state_dict(), "classes": classes, "epoch": epoch, "width": width, "arch": arch},
+            out / "last.pt",
         )
         print(
             f"epoch {epoch}: loss {total / seen:.3f}, train acc {correct / seen:.3f}, "
