@@ -59,14 +59,14 @@ def test_a_pretrained_network_exports_as_it_computes(tmp_path: Path) -> None:
 
     mobile = probabilities(tmp_path / "mobile")
     assert np.allclose(mobile, expected, atol=1e-4)
-    combined = combine_onnx(
-        [tmp_path / "small" / "toy-icons.onnx", tmp_path / "mobile" / "toy-icons.onnx"],
-        tmp_path / "both.onnx",
-    )
-    log_mean = onnxruntime.InferenceSession(str(combined), providers=["CPUExecutionProvider"]).run(
-        None, {"frames": frames[:, None]}
-    )[0]
-    assert np.allclose(np.exp(log_mean), (probabilities(tmp_path / "small") + mobile) / 2, atol=1e-5)
+    small = probabilities(tmp_path / "small")
+    files = [tmp_path / "small" / "toy-icons.onnx", tmp_path / "mobile" / "toy-icons.onnx"]
+    for weights, expected_mean in ((None, (small + mobile) / 2), ([3.0, 1.0], 0.75 * small + 0.25 * mobile)):
+        combined = combine_onnx(files, tmp_path / "both.onnx", weights)
+        log_mean = onnxruntime.InferenceSession(str(combined), providers=["CPUExecutionProvider"]).run(
+            None, {"frames": frames[:, None]}
+        )[0]
+        assert np.allclose(np.exp(log_mean), expected_mean, atol=1e-5)
 
 
 def test_aliases_fold_into_their_meaning(tmp_path: Path) -> None:

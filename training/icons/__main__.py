@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--made-by", help="the commands that made it, recorded in the manifest")
     export.add_argument("--vocab", type=Path, help="a vocabulary whose aliases fold classes into one meaning")
     export.add_argument(
-        "--join", type=Path, nargs="*", help="exported classifiers (same classes) averaged in, one vote each"
+        "--join", type=Path, nargs="*", help="exported classifiers (same classes) averaged in"
     )
+    export.add_argument("--join-weight", type=float, default=0.5, help="the joined files' share of the mean")
     evaluate = commands.add_parser("eval", help="held-out sets: top-1, unknown-or-right, latency")
     evaluate.add_argument("model", type=Path, help="an exported .onnx")
     evaluate.add_argument("--vocab", type=Path, required=True, help="the run's vocab.json")
@@ -91,7 +92,15 @@ def main(argv: list[str] | None = None) -> int:
         made_by = args.made_by
         print(
             run_export(
-                checkpoints, args.models_dir, args.name, metrics, args.threshold, made_by, aliases, args.join
+                checkpoints,
+                args.models_dir,
+                args.name,
+                metrics,
+                args.threshold,
+                made_by,
+                aliases,
+                args.join,
+                args.join_weight,
             )
         )
     elif args.command == "eval":

