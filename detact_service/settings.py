@@ -39,6 +39,13 @@ class OcrSettings(StageSettings):
     det_max_side: int = Field(
         1280, ge=320, le=8192, description="rapidocr text detection runs at most this long a side (pixels)."
     )
+    det_max_side_phone: int = Field(
+        960,
+        ge=0,
+        le=8192,
+        description="rapidocr: text detection's long side at most on a phone-shaped screenshot (1.6 times "
+        "taller than wide, under 1250 px wide), whose text is large; 0 = det_max_side.",
+    )
     det_max_shrink: float = Field(
         1.5,
         ge=0.0,

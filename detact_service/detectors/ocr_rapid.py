@@ -12,10 +12,11 @@ The loop (chosen by measurement, ``python -m bench.ocr``, numbers in ``docs/OCR.
 1. Detection once on the screenshot scaled so its long side is at most ``DETACT_OCR__DET_MAX_SIDE`` (small
    screenshots are enlarged until the short side reaches :data:`DET_MIN_SIDE`; PaddleOCR's 736 read
    MiniWoB++ no better and cost 1.8x the time; a landscape screenshot wider than 1920 px is shrunk at most
-   ``DETACT_OCR__DET_MAX_SHRINK`` times: :func:`detection_side`), DB post-processing from the ``rapidocr``
-   package. ``ppocrv6-small`` detects with the copy of its detector in ``models/`` whose subnormal weights
-   are zero (manifest entry ``ppocrv6-det-small``, ``python -m training.quantize ocr-det``): the same
-   output, 3.4x faster on an Intel CPU.
+   ``DETACT_OCR__DET_MAX_SHRINK`` times, a phone-shaped one at most at ``DETACT_OCR__DET_MAX_SIDE_PHONE``:
+   :func:`detection_side`), DB post-processing from the ``rapidocr`` package. ``ppocrv6-small`` detects
+   with the copy of its detector in ``models/`` whose subnormal weights are zero (manifest entry
+   ``ppocrv6-det-small``, ``python -m training.quantize ocr-det``): the same output, 3.4x faster on an
+   Intel CPU.
 2. No angle classifier (screens have no upside-down text).
 3. Each detected line is split at wide blank gaps and colour changes of its ink (menu bars, links:
    :func:`~detact_service.detectors.ocr_base.ink_spans`) *before* recognition, so every crop is read once
@@ -58,6 +59,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from detact_service.core import PHONE_ASPECT
 from detact_service.detectors.ocr_base import (
     CJK_ITEM_GAP,
     OcrStage,
@@ -80,6 +82,7 @@ from detact_service.models import (
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
+from detact_service.tiling import PHONE_WIDTH
 
 DET_MIN_SIDE = 480  # small screenshots are enlarged until their short side is this long (PaddleOCR: 736)
 REC_HEIGHT = 48
@@ -91,19 +94,31 @@ REC_BUCKET_RATIO = 1.15  # crops are padded to the next width of a geometric lad
 DET_LARGE_SIDE = 1.5  # a large screenshot's detection side is at most this many times det_max_side
 
 
-def detection_side(height: int, width: int, max_side: int, max_shrink: float) -> int:
+def detection_side(height: int, width: int, max_side: int, max_shrink: float, phone_side: int = 0) -> int:
     """The long side text detection reads a screenshot at: ``max_side``, but a landscape screenshot more
     than ``max_shrink`` times wider is shrunk only ``max_shrink`` times, up to ``DET_LARGE_SIDE`` x
-    ``max_side``.
+    ``max_side``, and a phone-shaped one (:func:`is_phone_text`) at most ``phone_side`` (0 = off).
+
+    Phone text is drawn at 2-3.5 device pixels per point: on the ``phone_real`` val and test apps, 960
+    px found every word 1280 did for 0.74x the text stage's CPU (docs/OCR.md).
 
     Real desktop text (six ScreenAgent desktops at 100 % on a 2560x1440 screen) lost 115 of its 422 lines
     at 1280 px; at 1707 px (the default 1.5) 40, at 1920 none; on a 3840x2160 screen 1280 px found 4 of
     a desktop's 41 lines (docs/OCR.md). Screens up to 1920 px wide are read as before, and portrait ones
     too: a portrait screenshot that long and not tiled is a high-density phone or tablet, its text large.
     """
+    if phone_side > 0 and is_phone_text(height, width):
+        return min(max_side, phone_side)
     if max_shrink <= 0 or height > width:
         return max_side
     return max(max_side, min(round(DET_LARGE_SIDE * max_side), math.ceil(width / max_shrink)))
+
+
+def is_phone_text(height: int, width: int) -> bool:
+    """A phone-shaped screenshot (as the detector's phone rule: :data:`~detact_service.core.PHONE_ASPECT`)
+    no wider than a phone's (:data:`~detact_service.tiling.PHONE_WIDTH`): a portrait desktop page keeps
+    ``det_max_side``."""
+    return height >= PHONE_ASPECT * width and width < PHONE_WIDTH
 
 
 def rec_bucket(width: int) -> int:
@@ -470,7 +485,9 @@ class RapidOCRStage(OcrStage):
         engine = self._engine()
         bgr = np.ascontiguousarray(image[..., ::-1])
         ocr = self.settings.ocr
-        side = detection_side(bgr.shape[0], bgr.shape[1], ocr.det_max_side, ocr.det_max_shrink)
+        side = detection_side(
+            bgr.shape[0], bgr.shape[1], ocr.det_max_side, ocr.det_max_shrink, ocr.det_max_side_phone
+        )
         quads = engine.detect(bgr, side, profile)
         start = time.perf_counter()
         boxes, line_quads, line_of = self._crops(image, quads)

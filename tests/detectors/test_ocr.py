@@ -290,6 +290,32 @@ def test_a_screen_wider_than_1920_is_shrunk_at_most_1_5x_for_detection() -> None
     assert len(at_1920) >= 300 and len(at_1280) <= len(at_1920) - 30
 
 
+def test_a_phone_screen_is_detected_at_960_px_and_reads_every_word_1280_reads() -> None:
+    """Phone text is drawn at 2-3.5 device pixels a point, so a phone-shaped screenshot's text is detected
+    at a long side of 960 px; a portrait desktop page and a landscape screen keep 1280."""
+    from PIL import Image
+
+    from detact_service.detectors.ocr_rapid import detection_side
+
+    assert detection_side(2340, 1080, 1280, 1.5, 960) == 960
+    assert detection_side(2340, 1080, 1280, 1.5, 0) == 1280
+    assert detection_side(2340, 1080, 800, 1.5, 960) == 800
+    assert detection_side(2400, 1440, 1280, 1.5, 960) == 1280  # wider than a phone: a desktop page
+    assert detection_side(1080, 1920, 1280, 1.5, 960) == 1280
+    assert detection_side(900, 800, 1280, 1.5, 960) == 1280  # a MiniWoB++-like page is not a phone
+    card = render_form(1920, 1080).image.crop((540, 100, 1380, 980))  # the form's card, 840x880
+    page = Image.new("RGB", (840, 1820), card.getpixel((5, 5)))
+    page.paste(card, (0, 0))
+    phone = np.asarray(page.resize((1080, 2340), Image.Resampling.BICUBIC))  # its text 26-44 px high
+    at_phone, stage = read(phone)
+    assert stage.last_profile.det_size[1] == 960  # type: ignore[attr-defined]
+    at_1280, stage = read(phone, ocr={"det_max_side_phone": 0})
+    assert stage.last_profile.det_size[1] == 1280  # type: ignore[attr-defined]
+    assert words(at_1280) <= words(at_phone)
+    assert all(len(w) == 1 for w in words(at_phone) - words(at_1280))  # 960 reads a radio's circle as 'O'
+    assert {"create", "email", "password", "remember", "newsletter", "submit", "cancel"} <= words(at_phone)
+
+
 def test_the_old_ppocrv4_models_stay_selectable(form: np.ndarray) -> None:
     parse, stage = read(form, ocr_models="ppocrv4")
     assert {"create", "email", "password", "submit", "cancel"} <= {w.replace(" ", "") for w in words(parse)}
