@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from bench.quality import Boxed, Counts, score_screen, total
 from bench.screens import SOURCES, BenchScreen, fit_labels, select_screens
@@ -65,15 +66,21 @@ class Plan:
 
 
 QUICK = Plan("quick", ((1280, 720),), (1280, 720), per_source=1, latency_per_source=1)
-FULL = Plan("full", SIZES, (1920, 1080), per_source=3, latency_per_source=1, extra_sets=("dense", "desktops"))
+EXTRA_SET_NAMES = ("dense", "desktops", "phones")
+FULL = Plan("full", SIZES, (1920, 1080), per_source=3, latency_per_source=1, extra_sets=EXTRA_SET_NAMES)
 
 DENSE_REPEATS = 3
 DESKTOPS = 10
+PHONES = 5
+PHONE_SIZE = (1080, 2400)
 EXTRA_SETS: dict[str, str] = {
     "dense": "the rendered dense dashboard (1920x1080, 306 text lines at 13-22 px), parsed "
     f"{DENSE_REPEATS} times",
     "desktops": f"the first {DESKTOPS} ScreenAgent desktops of the team's shared samples (1024x768 JPEG, "
     "Windows and Linux), each parsed once",
+    "phones": f"the first screen of each of the first {PHONES} `phone_real` val apps (real Android JPEGs "
+    f"stored at 575x1280, enlarged to {PHONE_SIZE[0]} px wide on a {PHONE_SIZE[0]}x{PHONE_SIZE[1]} screen), "
+    "each parsed once",
 }
 """Latency-only screen sets, by name: what each holds."""
 
@@ -192,7 +199,34 @@ def extra_screens(name: str, cache: Path = CACHE) -> tuple[tuple[int, int], list
     if name == "desktops":
         samples = sorted(SAMPLES.glob("*.jpg"))[:DESKTOPS]
         return (1024, 768), [BenchScreen(p.stem[:12], name, p, Path()) for p in samples]
+    if name == "phones":
+        return PHONE_SIZE, phone_screens(cache / "phones")
     raise ValueError(f"unknown screen set {name!r}; known: {', '.join(EXTRA_SETS)}")
+
+
+def phone_screens(folder: Path, count: int = PHONES) -> list[BenchScreen]:
+    """The first screen of each of the first ``count`` ``phone_real`` val apps (those at least twice as tall
+    as wide: 575x1280, 606x1280), enlarged to :data:`PHONE_SIZE`'s width once into ``folder`` (none when
+    ``phone_real`` is not here)."""
+    from training.data.phone_real import DEFAULT_ROOT, load_screens
+
+    if not (DEFAULT_ROOT / "labels").is_dir():
+        return []
+    chosen: dict[str, Path] = {}
+    for screen in load_screens(split="val"):
+        if screen.app not in chosen and screen.height >= 2 * screen.width and len(chosen) < count:
+            chosen[screen.app] = screen.image_path
+    screens = []
+    for source in chosen.values():
+        path = folder / f"{source.stem}.png"
+        if not path.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            with Image.open(source) as image:
+                width = PHONE_SIZE[0]
+                height = min(PHONE_SIZE[1], round(image.height * width / image.width))
+                image.convert("RGB").resize((width, height), Image.Resampling.BICUBIC).save(path)
+        screens.append(BenchScreen(source.stem[:24], "phones", path, Path()))
+    return screens
 
 
 def run_extras(run_: Run, weights: str | None, log: Callable[[str], None]) -> None:
@@ -543,7 +577,7 @@ def extras_markdown(run_: Run, rows: Sequence[str]) -> list[str]:
     names = [n for n in run_.plan.extra_sets if n in run_.extras]
     peers = [p for p in PEERS_COMPARED if p in rows]
     lines = [
-        "## Latency on a dense page and on real desktops (ms, median / p90; ours / peer, same run)",
+        "## Latency on a dense page, real desktops and real phones (ms, median / p90; ours / peer, same run)",
         "",
         "Each configuration in its own process, one warm-up parse, then the set's parses, wall time around "
         "one parse of a decoded RGB array. Sets: "

@@ -153,6 +153,22 @@ def test_latency_only_sets_report_ours_as_ratios_of_the_peer_and_survive_a_reloa
         suite.extra_screens("nowhere")
 
 
+def test_the_phone_set_is_one_screen_of_each_val_app_at_a_phones_own_size(tmp_path: Path) -> None:
+    import bench.suite as suite
+    from training.data.phone_real import DEFAULT_ROOT, load_screens
+
+    if not (DEFAULT_ROOT / "labels").is_dir():
+        pytest.skip("needs ../shared/data/phone_real")
+    size, screens = suite.extra_screens("phones", cache=tmp_path)
+    assert size == suite.PHONE_SIZE and len(screens) == suite.PHONES
+    val_apps = {s.id: s.app for s in load_screens(split="val")}
+    assert len({val_apps[s.image_path.stem] for s in screens}) == suite.PHONES  # one screen per app
+    with Image.open(screens[0].image_path) as image:
+        assert image.width == size[0] and 2 * size[0] <= image.height <= size[1]
+    again = suite.extra_screens("phones", cache=tmp_path)[1]  # made once, then read from the cache
+    assert [s.image_path for s in again] == [s.image_path for s in screens]
+
+
 def test_a_failed_worker_marks_each_of_its_rows_and_its_time_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     import bench.suite as suite
 
