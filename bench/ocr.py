@@ -7,7 +7,9 @@ Quality is measured on texts whose truth is known, per screen:
   with a text (a letter or digit) that stand alone on their line: no other text label inside or around
   them (a paragraph with highlighted words is left out, its words are not), none on the same row closer
   than the gap at which lines are split into items (``Duration:`` beside ``3h 20m`` reads as one line,
-  rightly), one line high.
+  rightly), one line high (at most 20 CSS px, and at least :data:`ONE_LINE_ADVANCE` of its height wide
+  per character: a text that wraps is narrower), and whole on the screenshot (not touching its edge: a
+  text the viewport cuts cannot be read whole).
 - **The dense dashboard** (:func:`tests.render.render_dense_dashboard`, 1920x1080, 300+ text lines at
   13-22 px), every drawn string.
 
@@ -113,14 +115,25 @@ def score(predictions: Sequence[Element], truth: Sequence[Truth]) -> Counts:
     return counts
 
 
-def miniwob_truth(labels: Sequence[Element], scale: float) -> list[Truth]:
-    """The stand-alone one-line texts of a MiniWoB++ screen (see the module docstring)."""
+ONE_LINE_ADVANCE = 0.3
+"""A one-line text's box is at least this many times its height wide per character: in a proportional font
+an average advance is about 0.5 em and a line 1.1-1.4 em high (MiniWoB++ seeds 1000-1099: one-line texts
+0.37-2.7); a text wrapped onto two lines is half as wide (0.12-0.23)."""
+
+
+def miniwob_truth(
+    labels: Sequence[Element], scale: float, size: tuple[int, int] | None = None
+) -> list[Truth]:
+    """The stand-alone one-line texts of a MiniWoB++ screen of ``size`` (width, height; see the module
+    docstring)."""
     texts = [e for e in labels if e.text and any(ch.isalnum() for ch in e.text)]
     out = []
     for e in texts:
         x1, y1, x2, y2 = e.bbox
-        if y2 - y1 > 20 * scale:  # more than one line
-            continue
+        if y2 - y1 > 20 * scale or x2 - x1 < ONE_LINE_ADVANCE * len(str(e.text)) * (y2 - y1):
+            continue  # more than one line
+        if size is not None and (x1 <= 0 or y1 <= 0 or x2 >= size[0] - 1 or y2 >= size[1] - 1):
+            continue  # cut by the viewport
         nested = any(
             o is not e
             and (
@@ -156,7 +169,8 @@ def miniwob_screens() -> list[tuple[str, RGBImage, list[Truth]]]:
     for s in screens:
         labels = read_labels(s.labels_path)
         image = np.asarray(Image.open(s.image_path).convert("RGB"))
-        out.append((s.key, image, miniwob_truth(labels.elements, float(labels.scale or 1.0))))
+        size = (image.shape[1], image.shape[0])
+        out.append((s.key, image, miniwob_truth(labels.elements, float(labels.scale or 1.0), size)))
     return out
 
 

@@ -37,6 +37,16 @@ def test_miniwob_truth_keeps_only_stand_alone_one_line_texts() -> None:
     assert miniwob_truth(labels, scale=1.0) == [((0, 80, 60, 92), "Submit")]
 
 
+def test_miniwob_truth_leaves_out_wrapped_texts_and_texts_the_viewport_cuts() -> None:
+    labels = [
+        text((10, 10, 120, 28), "Welcome! Type help for a list of available commands."),  # two lines of 9 px
+        text((10, 40, 70, 52), "Submit"),
+        text((10, 190, 120, 210), "Cut at the bottom"),  # touches the 160x210 screen's edge
+    ]
+    assert miniwob_truth(labels, scale=1.0, size=(160, 210)) == [((10, 40, 70, 52), "Submit")]
+    assert len(miniwob_truth(labels, scale=1.0)) == 2  # without a size, nothing is cut
+
+
 def test_model_calls_are_counted_per_model_file(tmp_path: object) -> None:
     onnx = pytest.importorskip("onnx")
     import onnxruntime as ort
