@@ -104,8 +104,9 @@ def detection_side(height: int, width: int, max_side: int, max_shrink: float, ph
 
     Real desktop text (six ScreenAgent desktops at 100 % on a 2560x1440 screen) lost 115 of its 422 lines
     at 1280 px; at 1707 px (the default 1.5) 40, at 1920 none; on a 3840x2160 screen 1280 px found 4 of
-    a desktop's 41 lines (docs/OCR.md). Screens up to 1920 px wide are read as before, and portrait ones
-    too: a portrait screenshot that long and not tiled is a high-density phone or tablet, its text large.
+    a desktop's 41 lines (docs/OCR.md). Screens up to 1920 px wide are read at ``max_side``, and portrait
+    ones never larger: a portrait screenshot that long and not tiled is a high-density phone or tablet,
+    its text large.
     """
     if phone_side > 0 and is_phone_text(height, width):
         return min(max_side, phone_side)
