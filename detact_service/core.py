@@ -43,6 +43,8 @@ DETECTOR_SOURCE = "detector"
 PHONE_ASPECT = 1.6
 """Screens at least this many times taller than wide are phone-shaped (1080x2340 is 2.2, 720x1280 1.8); a
 portrait tablet (1.33) or a MiniWoB++ page (1.31) is not."""
+PHONE_MAX_WIDTH = 1250
+"""Phone screenshots are narrower than this (720-1242 px wide); desktop pages are 1280 px wide and more."""
 LANDSCAPE_DETECTOR_SOURCE = "landscape-detector"
 """``Element.source`` of the second (landscape) detector's boxes until the merge admits them as detector
 boxes (:func:`detact_service.understanding.merge.admit_landscape_boxes`)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from detact_service.core import ScreenParse
+from detact_service.core import PHONE_MAX_WIDTH, ScreenParse
 
 READ_WHOLE = 1920
 """A screenshot no longer than this is never tiled: read whole, it shrinks no more than a 1920x1080 screen
@@ -29,7 +29,7 @@ DESKTOP_PORTRAIT = 1.25
 """... taller than this many widths."""
 SCREEN_ASPECT = 16 / 9
 """Each tile's longer side over its shorter: a 1920x1080 screen's ..."""
-PHONE_WIDTH = 1250
+PHONE_WIDTH = PHONE_MAX_WIDTH
 """... but a tall screenshot narrower than this (a phone's page capture: phones are 720-1242 px wide,
 desktop pages 1280 and wider) is cut into tiles shaped as a phone screen, ..."""
 PHONE_ASPECT = 2.0

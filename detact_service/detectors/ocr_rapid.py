@@ -59,7 +59,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from detact_service.core import PHONE_ASPECT
+from detact_service.core import PHONE_ASPECT, PHONE_MAX_WIDTH
 from detact_service.detectors.ocr_base import (
     CJK_ITEM_GAP,
     OcrStage,
@@ -82,7 +82,6 @@ from detact_service.models import (
 from detact_service.reparse import Changes, TextMemo, box_fingerprints
 from detact_service.settings import Settings
 from detact_service.stages import RGBImage, StageUnavailable, cached_model, register
-from detact_service.tiling import PHONE_WIDTH
 
 DET_MIN_SIDE = 480  # small screenshots are enlarged until their short side is this long (PaddleOCR: 736)
 REC_HEIGHT = 48
@@ -117,9 +116,9 @@ def detection_side(height: int, width: int, max_side: int, max_shrink: float, ph
 
 def is_phone_text(height: int, width: int) -> bool:
     """A phone-shaped screenshot (as the detector's phone rule: :data:`~detact_service.core.PHONE_ASPECT`)
-    no wider than a phone's (:data:`~detact_service.tiling.PHONE_WIDTH`): a portrait desktop page keeps
+    no wider than a phone's (:data:`~detact_service.core.PHONE_MAX_WIDTH`): a portrait desktop page keeps
     ``det_max_side``."""
-    return height >= PHONE_ASPECT * width and width < PHONE_WIDTH
+    return height >= PHONE_ASPECT * width and width < PHONE_MAX_WIDTH
 
 
 def rec_bucket(width: int) -> int:
