@@ -155,7 +155,12 @@ class AttributeSettings(StageSettings):
     )
     # 32, not 64: the reader's 96 px views in chunks of 32 stay in cache; 1,368 elements of 10 desktops took
     # 1126 ms against 1563 ms in chunks of 64 on 2 CPU cores, the same answers (docs/ARCHITECTURE.md).
-    batch_size: int = Field(32, ge=1, description="Element views per attribute-model call.")
+    batch_size: int = Field(
+        16,
+        ge=1,
+        description="Element views per attribute-model call (16: the reader's batch that measured fastest on "
+        "the CPUs tried; docs/ARCHITECTURE.md).",
+    )
     min_confidence: float = Field(
         0.0, ge=0.0, le=1.0, description="The reader's type is used only at this confidence or more."
     )
