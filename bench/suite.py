@@ -99,6 +99,9 @@ class Run:
     omni_note: str = ""
     load: tuple[float, float] = (0.0, 0.0)
     """1-minute load average at the start and the end of the measurements."""
+    other_cpu: float | None = None
+    """Share of the machine's CPU time that other processes (and a hypervisor's steal) took while the
+    measurements ran (:func:`others_cpu_seconds`); ``None`` where ``/proc/stat`` is not there."""
     extras: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     """Latency-only sets: set name -> result row -> its measurements (or ``{"error": ...}``)."""
 
@@ -242,10 +245,32 @@ def run_extras(run_: Run, weights: str | None, log: Callable[[str], None]) -> No
             run_.extras[name].update(measure(run_, parser, where, size, screens, len(screens), weights, log))
 
 
+def others_cpu_seconds(stat: Path = Path("/proc/stat")) -> float | None:
+    """CPU seconds the whole machine has spent busy (steal included) since boot, less this process's and
+    its finished children's own: what other processes took. ``None`` without ``/proc/stat`` (not Linux).
+
+    The load average cannot tell the run's own processes from others (a worker's two threads and the
+    parent already make two); this can."""
+    import resource
+
+    try:
+        fields = stat.read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
+    machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    own = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    return machine - own
+
+
 def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> Run:
     """Measure every available profile and the peers on the fixed screens."""
     started = time.perf_counter()
     load_start = os.getloadavg()[0]
+    others_start = others_cpu_seconds()
     log(f"[bench] screens: {plan.per_source} per source")
     screens, notes = select_screens(plan.per_source, log=log)
     if not screens:
@@ -270,6 +295,10 @@ def run(plan: Plan, log: Callable[[str], None] = print, peers: bool = True) -> R
                 run_.results[(name, size)] = measured
     run_extras(run_, weights, log)
     run_.load = (load_start, os.getloadavg()[0])
+    others_end = others_cpu_seconds()
+    if others_start is not None and others_end is not None:
+        capacity = (time.perf_counter() - started) * (os.cpu_count() or 1)
+        run_.other_cpu = max(others_end - others_start, 0.0) / capacity
     save_run(run_)
     return run_
 
@@ -287,6 +316,7 @@ def save_run(run_: Run, path: Path = LAST_RUN) -> None:
         "timings_s": run_.timings_s,
         "omni_note": run_.omni_note,
         "load": list(run_.load),
+        "other_cpu": run_.other_cpu,
         "extras": run_.extras,
     }
     path.write_text(json.dumps(record))
@@ -309,6 +339,7 @@ def load_run(path: Path = LAST_RUN) -> Run:
         timings_s=record["timings_s"],
         omni_note=record["omni_note"],
         load=(float(record.get("load", [0, 0])[0]), float(record.get("load", [0, 0])[1])),
+        other_cpu=record.get("other_cpu"),
         extras=record.get("extras", {}),
     )
 

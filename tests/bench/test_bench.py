@@ -181,3 +181,35 @@ def test_a_failed_worker_marks_each_of_its_rows_and_its_time_is_kept(monkeypatch
     assert list(run.timings_s) == ["easyocr+omniparser @ dense (3 parses)"]
     monkeypatch.setattr(suite, "run_worker", lambda *args: {"profile:full": _measured([5.0])})
     assert list(suite.measure(run, "profile:full", "x", (1280, 720), [], 1, None, print)) == ["profile:full"]
+
+
+def test_cpu_that_other_processes_take_is_told_apart_from_the_runs_own(tmp_path: Path) -> None:
+    import os
+    import resource
+
+    import bench.__main__ as report
+    import bench.suite as suite
+
+    hertz = os.sysconf("SC_CLK_TCK")
+    stat = tmp_path / "stat"  # /proc/stat's first line: user nice system idle iowait irq softirq steal ...
+    stat.write_text(
+        f"cpu  {300 * hertz} {10 * hertz} {50 * hertz} {900 * hertz} 7 "
+        f"{2 * hertz} {3 * hertz} {5 * hertz} 0 0\ncpu0 1 2 3\n"
+    )
+    own = sum(
+        u.ru_utime + u.ru_stime
+        for u in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    others = suite.others_cpu_seconds(stat)
+    assert others is not None and abs(others - (370 - own)) < 0.5  # busy and stolen time, less this process's
+    assert suite.others_cpu_seconds(tmp_path / "absent") is None
+    assert suite.others_cpu_seconds() is not None  # this machine's own /proc/stat reads
+    assert "took 1.2% of the CPU during the suite (nothing else heavy ran)" in report.load_line(
+        1.5, 2.1, 0.012
+    )
+    assert "(latencies are inflated)" in report.load_line(0.1, 0.1, 0.2)
+    assert "at or below the core count" in report.load_line(0.0, 0.0)  # an older run, not measured
+    run = Run(Plan("test", ((1280, 720),), (1280, 720), 1, 1), [], {}, [])
+    run.other_cpu = 0.012
+    suite.save_run(run, tmp_path / "run.json")
+    assert suite.load_run(tmp_path / "run.json").other_cpu == 0.012
