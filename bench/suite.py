@@ -251,12 +251,12 @@ def others_cpu_seconds(stat: Path = Path("/proc/stat")) -> float | None:
 
     The load average cannot tell the run's own processes from others (a worker's two threads and the
     parent already make two); this can."""
-    import resource
-
     try:
         fields = stat.read_text().split("\n", 1)[0].split()
     except OSError:
         return None
+    import resource  # Unix only, as /proc/stat
+
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
     machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
     own = sum(

@@ -153,14 +153,10 @@ class AttributeSettings(StageSettings):
         "whether the reader's controls are disabled, from the control at about its own scale; empty: the "
         "reader's own answer.",
     )
-    # 32, not 64: the reader's 96 px views in chunks of 32 stay in cache; 1,368 elements of 10 desktops took
-    # 1126 ms against 1563 ms in chunks of 64 on 2 CPU cores, the same answers (docs/ARCHITECTURE.md).
-    batch_size: int = Field(
-        16,
-        ge=1,
-        description="Element views per attribute-model call (16: the reader's batch that measured fastest on "
-        "the CPUs tried; docs/ARCHITECTURE.md).",
-    )
+    # 16: the reader's 96 px views in chunks of 16 stay in cache: 0.5 ms a view against 0.9 in chunks of 32 on
+    # an AMD EPYC with a 32 MiB L3, at most 7 % slower than 32 on an earlier CPU, the same answers
+    # (docs/ARCHITECTURE.md).
+    batch_size: int = Field(16, ge=1, description="Element views per attribute-model call.")
     min_confidence: float = Field(
         0.0, ge=0.0, le=1.0, description="The reader's type is used only at this confidence or more."
     )
