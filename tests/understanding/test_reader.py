@@ -17,6 +17,7 @@ from detact_service.understanding.reader import (
     apply_reading,
     column_groups,
     column_types,
+    current_tabs,
     label_types,
     near_checkable,
     paragraph_types,
@@ -387,6 +388,30 @@ def test_a_row_of_items_read_mostly_as_tabs_is_tabs() -> None:
     assert row_groups(np.asarray([e.bbox for e in elements], np.float64)).tolist() == [0] * 4 + [-1]
     fixed = tab_types(elements, reading_of_types(read))
     assert [TYPES[i] for i in fixed.type_index] == [tab] * 4 + [button]
+
+
+def test_a_tab_bar_with_no_tab_read_selected_takes_its_clear_favourite() -> None:
+    """Bing's WEB / IMAGES / VIDEOS bar: the reader gives the current tab a small chance that stands far above
+    the others'; a bar whose best is no clear favourite, or that already has a selected tab, is left."""
+    tab, selected = ElementType.TAB, STATES.index("selected")
+    bar = [Element((100 + 90 * k, 50, 180 + 90 * k, 80), tab, source="detector") for k in range(4)]
+
+    def reading(chances: list[float]) -> Reading:
+        states = np.zeros((len(chances), 4), np.float32)
+        states[:, selected] = chances
+        index = np.full(len(chances), TYPES.index(tab))
+        return Reading(index, np.full(len(chances), 0.9, np.float32), states)
+
+    def chosen(chances: list[float]) -> list[bool]:
+        answered = current_tabs(bar, reading(chances)).state_probability[:, selected] >= 0.5
+        return answered.tolist()
+
+    assert chosen([0.0, 0.02, 0.001, 0.0]) == [False, True, False, False]
+    assert chosen([0.0, 0.02, 0.01, 0.0]) == [False] * 4  # not three times the next
+    assert chosen([0.0, 0.003, 0.0, 0.0]) == [False] * 4  # below the floor
+    assert chosen([0.9, 0.2, 0.0, 0.0]) == [True, False, False, False]  # one already selected
+    pair = current_tabs(bar[:2], reading([0.0, 0.3])).state_probability[:, selected]
+    assert (pair < 0.5).all()  # two tabs are no bar (a menu bar's two items read as tabs)
 
 
 def test_a_control_drawn_as_dark_as_its_enabled_row_is_not_disabled() -> None:
