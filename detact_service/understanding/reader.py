@@ -423,10 +423,8 @@ def current_tabs(elements: Sequence[Element], reading: Reading) -> Reading:
     order = np.lexsort((-chance, rows))  # each row's tabs, surest first
     first = np.r_[True, rows[order][1:] != rows[order][:-1]]
     best, runner_up = order[first], np.r_[order[1:], order[:1]][first]  # every row holds 3 tabs or more
-    row_max = np.zeros(rows.max() + 1)
-    np.maximum.at(row_max, rows, chance)
     taken = (
-        (row_max[rows[best]] < 0.5)
+        (chance[best] < 0.5)  # the surest is not selected: none of its row is
         & (chance[best] >= CURRENT_TAB_FLOOR)
         & (chance[best] >= CURRENT_TAB_MARGIN * chance[runner_up])
     )
