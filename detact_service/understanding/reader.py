@@ -234,11 +234,10 @@ def column_groups(
     size_ratio: float | None = COLUMN_HEIGHT,
     max_gap: float = COLUMN_GAP,
     ragged: bool = False,
-    min_size: int = COLUMN_ROWS,
 ) -> npt.NDArray[np.int64]:
     """Each box's column (:data:`COLUMN_ALIGN`, the left edges alone when ``ragged``; heights within
     ``size_ratio`` unless None; at most ``max_gap`` heights apart), -1 for a box in a column of fewer than
-    ``min_size``. A row of boxes is a column of the boxes transposed (:func:`row_groups`)."""
+    :data:`COLUMN_ROWS`. A row of boxes is a column of the boxes transposed (:func:`row_groups`)."""
     if not len(boxes):
         return np.zeros(0, dtype=np.int64)
     x0, y0, x1, y1 = boxes.T
@@ -257,14 +256,14 @@ def column_groups(
     np.fill_diagonal(linked, False)
     _, labels = connected_components(csr_matrix(linked), directed=False)  # undirected: either way links
     sizes = np.bincount(labels)
-    return np.where(sizes[labels] >= min_size, labels, -1).astype(np.int64)
+    return np.where(sizes[labels] >= COLUMN_ROWS, labels, -1).astype(np.int64)
 
 
-def row_groups(boxes: npt.NDArray[np.float64], min_size: int = COLUMN_ROWS) -> npt.NDArray[np.int64]:
+def row_groups(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
     """Each box's row: boxes side by side with the same top and bottom edges, at most
     :data:`ROW_GAP` of their height apart, whatever their widths (a tab bar); -1 for fewer than
-    ``min_size``."""
-    return column_groups(boxes[:, [1, 0, 3, 2]], size_ratio=None, max_gap=ROW_GAP, min_size=min_size)
+    :data:`COLUMN_ROWS`."""
+    return column_groups(boxes[:, [1, 0, 3, 2]], size_ratio=None, max_gap=ROW_GAP)
 
 
 def grouped_types(
@@ -403,7 +402,6 @@ def label_types(elements: Sequence[Element], reading: Reading) -> Reading:
 
 
 SELECTED = STATES.index("selected")
-TAB_INDEX = TYPES.index(ElementType.TAB)
 CURRENT_TAB_FLOOR = 0.005  # the surest tab of a row with none selected is the current one from this chance
 CURRENT_TAB_MARGIN = 3.0  # when it is this many times the next surest tab's
 
@@ -412,7 +410,7 @@ def current_tabs(elements: Sequence[Element], reading: Reading) -> Reading:
     """``reading`` with one tab of each row of tabs (:func:`row_groups`) selected where the reader selected
     none: a tab bar shows its current tab, and the reader, seeing each tab alone, can miss the styling that
     sets it apart. Only a clear favourite is taken (:data:`CURRENT_TAB_FLOOR`, :data:`CURRENT_TAB_MARGIN`)."""
-    tabs = np.flatnonzero(reading.type_index == TAB_INDEX)
+    tabs = np.flatnonzero(np.isin(reading.type_index, TAB_INDICES))
     if len(tabs) < COLUMN_ROWS:
         return reading
     rows = row_groups(boxes_of([elements[i] for i in tabs.tolist()]))
