@@ -227,6 +227,10 @@ TAB_MEMBER_INDICES = type_indices(
     ElementType.TAB, ElementType.BUTTON, ElementType.LINK, ElementType.TEXT, ElementType.LIST_ITEM
 )
 """The types the reader may have given an item that the row's tab replaces."""
+TOOLBAR_INDICES = type_indices(ElementType.BUTTON)
+"""The type a row of buttons gives its bare glyphs: buttons (a toolbar)."""
+TOOLBAR_MEMBER_INDICES = type_indices(ElementType.BUTTON, ElementType.ICON)
+"""The types of a toolbar's items: the buttons, and the glyphs the reader took for bare icons."""
 
 
 def column_groups(
@@ -314,6 +318,13 @@ def tab_types(elements: Sequence[Element], reading: Reading) -> Reading:
     is a tab, each that the reader called a tab, a button, a link, text or a list row (a category bar's
     items, some read as buttons). Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
     return grouped_types(elements, reading, row_groups, TAB_INDICES, TAB_MEMBER_INDICES)
+
+
+def toolbar_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the icons of a row (:func:`row_groups`) typed buttons where the row's summed type is
+    a button: a toolbar's glyphs are its buttons, and the reader, seeing each alone, called some of a word
+    processor's toolbar buttons icons beside their like read as buttons."""
+    return grouped_types(elements, reading, row_groups, TOOLBAR_INDICES, TOOLBAR_MEMBER_INDICES)
 
 
 PARAGRAPH_GAP = 0.25
@@ -435,7 +446,8 @@ def current_tabs(elements: Sequence[Element], reading: Reading) -> Reading:
 
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
-    reading = textless_glyphs(elements, tab_types(elements, column_types(elements, reading)))
+    reading = toolbar_types(elements, tab_types(elements, column_types(elements, reading)))
+    reading = textless_glyphs(elements, reading)
     reading = current_tabs(elements, label_types(elements, paragraph_types(elements, reading)))
     out = []
     flags = reading.state_probability >= 0.5

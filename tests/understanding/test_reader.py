@@ -25,6 +25,7 @@ from detact_service.understanding.reader import (
     state_applies,
     tab_types,
     textless_glyphs,
+    toolbar_types,
     with_check_answers,
     without_checkables,
 )
@@ -388,6 +389,26 @@ def test_a_row_of_items_read_mostly_as_tabs_is_tabs() -> None:
     assert row_groups(np.asarray([e.bbox for e in elements], np.float64)).tolist() == [0] * 4 + [-1]
     fixed = tab_types(elements, reading_of_types(read))
     assert [TYPES[i] for i in fixed.type_index] == [tab] * 4 + [button]
+
+
+def test_a_toolbars_glyphs_read_as_icons_are_its_buttons() -> None:
+    """A word processor's toolbar (LibreOffice on a ScreenAgent desktop): six glyph buttons side by side, two
+    read as bare icons, become buttons like the rest; a phone's status bar, a row of glyphs read as icons,
+    keeps them icons, and a picture in the toolbar's row keeps its type."""
+    button, icon = ElementType.BUTTON, ElementType.ICON
+    toolbar = [Element((180 + 34 * k, 53, 206 + 34 * k, 79), icon, source="detector") for k in range(6)]
+    picture = Element((400, 53, 426, 79), icon, source="detector")
+    read = [(button, 0.7, icon, 0.3), (icon, 0.6, button, 0.4), (button, 0.8, icon, 0.2)]
+    read += [(icon, 0.55, button, 0.45), (button, 0.6, icon, 0.4), (button, 0.7, icon, 0.3)]
+    read += [(ElementType.IMAGE, 0.9, icon, 0.1)]
+    fixed = toolbar_types([*toolbar, picture], reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [button] * 6 + [ElementType.IMAGE]
+    assert fixed.type_confidence[1] == pytest.approx(0.4)
+    status_bar = [Element((400 + 30 * k, 5, 420 + 30 * k, 25), icon, source="detector") for k in range(4)]
+    glyphs = [(icon, 0.8, button, 0.2), (icon, 0.7, button, 0.3), (button, 0.6, icon, 0.4)]
+    glyphs += [(icon, 0.9, button, 0.1)]
+    kept = toolbar_types(status_bar, reading_of_types(glyphs))
+    assert [TYPES[i] for i in kept.type_index] == [icon, icon, button, icon]
 
 
 def test_a_tab_bar_with_no_tab_read_selected_takes_its_clear_favourite() -> None:
