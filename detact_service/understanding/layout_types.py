@@ -12,6 +12,10 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   menu bars buttons (0.6-0.96) on 24 of the 60 ScreenAgent desktops. A row that starts with ``File``
   and holds two more menu titles takes ``menu_item``, as the data engine labels a menu bar's entries.
   An Office ribbon's row (``File Home Insert ...``) holds tabs, and is left alone.
+- **A toolbar's glyphs.** A toolbar is a row of glyph buttons; the reader, reading each alone, called
+  some of them bare icons, and the icon stage makes only the glyphs it names buttons, so one toolbar came
+  out part buttons, part icons. In a row of three or more buttons and icons where the buttons are at least
+  as many, the icons become buttons.
 - **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
@@ -27,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.understanding.alignment import COLUMN_ROWS, row_groups
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
 from detact_service.understanding.list_rows import list_rows
 
@@ -261,11 +266,32 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
     return out
 
 
+def toolbar_buttons(elements: Sequence[Element]) -> list[Element]:
+    """The elements with the icons of each row of buttons and icons (:func:`.alignment.row_groups`, three or
+    more, at least as many buttons as icons) typed buttons: a toolbar's glyphs are its buttons."""
+    members = [i for i, e in enumerate(elements) if e.type in (ElementType.BUTTON, ElementType.ICON)]
+    if len(members) < COLUMN_ROWS:
+        return list(elements)
+    rows = row_groups(np.asarray([elements[i].bbox for i in members], dtype=np.float64))
+    in_row = rows >= 0
+    if not in_row.any():
+        return list(elements)
+    button = np.asarray([elements[i].type is ElementType.BUTTON for i in members], dtype=np.bool_)
+    buttons = np.bincount(rows[in_row], weights=button[in_row])
+    icons = np.bincount(rows[in_row]) - buttons
+    retype = in_row & np.logical_not(button) & (buttons >= icons)[np.maximum(rows, 0)]
+    out = list(elements)
+    for index in np.flatnonzero(retype).tolist():
+        out[members[index]] = retyped(elements[members[index]], ElementType.BUTTON)
+    return out
+
+
 def layout_types(parse: ScreenParse) -> ScreenParse:
-    """``parse`` with its dropdowns, tabs and menu bars typed (see the module) and the rows of its edgeless
-    lists built (:mod:`~detact_service.understanding.list_rows`); ids renumbered when elements go."""
+    """``parse`` with its dropdowns, tabs, menu bars and toolbars typed (see the module) and the rows of its
+    edgeless lists built (:mod:`~detact_service.understanding.list_rows`); ids renumbered when elements go."""
     elements, arrows = dropdowns(parse.elements)
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
+    elements = toolbar_buttons(elements)
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

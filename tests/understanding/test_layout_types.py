@@ -179,3 +179,25 @@ def test_a_title_with_a_close_button_across_the_top_is_a_tab() -> None:
         (ElementType.INPUT, "today in history"),
         (ElementType.ICON, None),
     ]
+
+
+def test_a_toolbars_icons_are_buttons_where_most_of_its_row_are() -> None:
+    """A toolbar (five glyphs side by side, two read as bare icons) is all buttons; a status bar's row of
+    glyphs read mostly as icons, and an icon on its own, stay icons."""
+    icon, button = ElementType.ICON, ElementType.BUTTON
+    kinds = (button, icon, button, icon, button)
+    toolbar = [Element((180 + 34 * k, 53, 206 + 34 * k, 79), kind) for k, kind in enumerate(kinds)]
+    glyphs = (icon, icon, button)
+    status = [Element((700 + 30 * k, 5, 720 + 30 * k, 25), kind) for k, kind in enumerate(glyphs)]
+    alone = Element((500, 300, 524, 324), icon)
+    parse = layout_types(parse_of(*toolbar, *status, alone))
+    assert [e.type for e in parse.elements] == [button] * 5 + [icon, icon, button, icon]
+
+
+def test_a_real_word_processors_toolbar_is_buttons() -> None:
+    """LibreOffice Writer on a real desktop: its standard toolbar's glyphs, read one by one, came out part
+    buttons, part icons."""
+    parse = full_parse("session47")
+    toolbar = [e for e in parse.elements if e.bbox[1] >= 45 and e.bbox[3] <= 85 and e.height >= 20]
+    assert len(toolbar) >= 20
+    assert not [e.bbox for e in toolbar if e.type is ElementType.ICON]

@@ -8,6 +8,7 @@ import pytest
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import StageUnavailable
+from detact_service.understanding.alignment import column_groups, row_groups
 from detact_service.understanding.reader import (
     APPLIES,
     STATES,
@@ -15,13 +16,11 @@ from detact_service.understanding.reader import (
     ReaderAttributeStage,
     Reading,
     apply_reading,
-    column_groups,
     column_types,
     current_tabs,
     label_types,
     near_checkable,
     paragraph_types,
-    row_groups,
     state_applies,
     tab_types,
     textless_glyphs,
@@ -363,13 +362,6 @@ def test_a_column_whose_rows_read_as_fields_stays_fields() -> None:
         column_types(fields, reading_of_types(read)).type_index.tolist()
         == [TYPES.index(ElementType.INPUT)] * 3
     )
-
-
-def test_rows_far_apart_or_of_other_widths_are_no_column() -> None:
-    spaced = np.asarray([(100, 100 + 80 * i, 350, 130 + 80 * i) for i in range(3)], np.float64)
-    ragged = np.asarray([(100, 100 + 30 * i, 350 - 60 * i, 130 + 30 * i) for i in range(3)], np.float64)
-    assert column_groups(spaced).tolist() == [-1] * 3
-    assert column_groups(ragged).tolist() == [-1] * 3
 
 
 def test_a_row_of_items_read_mostly_as_tabs_is_tabs() -> None:
