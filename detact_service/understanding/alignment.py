@@ -21,31 +21,41 @@ ROW_GAP = 1.0
 """Boxes side by side at most this many heights apart are items of one row (:func:`row_groups`)."""
 
 
-def column_groups(
+def stacked(
     boxes: npt.NDArray[np.float64],
     size_ratio: float | None = COLUMN_HEIGHT,
     max_gap: float = COLUMN_GAP,
     ragged: bool = False,
-) -> npt.NDArray[np.int64]:
-    """Each box's column (:data:`COLUMN_ALIGN`, the left edges alone when ``ragged``; heights within
-    ``size_ratio`` unless None; at most ``max_gap`` heights apart), -1 for a box in a column of fewer than
-    :data:`COLUMN_ROWS`. A row of boxes is a column of the boxes transposed (:func:`row_groups`)."""
-    if not len(boxes):
-        return np.zeros(0, dtype=np.int64)
+) -> npt.NDArray[np.bool_]:
+    """``[i, j]``: box ``j`` lies directly under box ``i`` with the same left and right edges
+    (:data:`COLUMN_ALIGN`, the left edges alone when ``ragged``), heights within ``size_ratio`` of each
+    other unless None, at most ``max_gap`` of the smaller height below it."""
     x0, y0, x1, y1 = boxes.T
     width, height = np.maximum(x1 - x0, 1.0), np.maximum(y1 - y0, 1.0)
     tolerance = np.maximum(4.0, COLUMN_ALIGN * np.minimum(width[:, None], width[None, :]))
     linked = np.abs(x0[:, None] - x0[None, :]) <= tolerance
     if not ragged:
         linked &= np.abs(x1[:, None] - x1[None, :]) <= tolerance
-    if size_ratio is not None:
-        linked &= np.maximum(height[:, None], height[None, :]) <= size_ratio * np.minimum(
-            height[:, None], height[None, :]
-        )
-    gap = y0[None, :] - y1[:, None]  # [above, below]
     low = np.minimum(height[:, None], height[None, :])
+    if size_ratio is not None:
+        linked &= np.maximum(height[:, None], height[None, :]) <= size_ratio * low
+    gap = y0[None, :] - y1[:, None]  # [above, below]
     linked &= (gap <= max_gap * low) & (gap >= -0.25 * low)
     np.fill_diagonal(linked, False)
+    return linked
+
+
+def column_groups(
+    boxes: npt.NDArray[np.float64],
+    size_ratio: float | None = COLUMN_HEIGHT,
+    max_gap: float = COLUMN_GAP,
+    ragged: bool = False,
+) -> npt.NDArray[np.int64]:
+    """Each box's column (boxes :func:`stacked` one under another), -1 for a box in a column of fewer than
+    :data:`COLUMN_ROWS`. A row of boxes is a column of the boxes transposed (:func:`row_groups`)."""
+    if not len(boxes):
+        return np.zeros(0, dtype=np.int64)
+    linked = stacked(boxes, size_ratio, max_gap, ragged)
     _, labels = connected_components(csr_matrix(linked), directed=False)  # undirected: either way links
     sizes = np.bincount(labels)
     return np.where(sizes[labels] >= COLUMN_ROWS, labels, -1).astype(np.int64)

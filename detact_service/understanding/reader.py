@@ -32,6 +32,7 @@ from detact_service.understanding.dimmed import DimmedReader, dimmed_views
 from detact_service.understanding.fields import fields
 from detact_service.understanding.ink_fit import fit_labels_to_ink, indicator_box
 from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
+from detact_service.understanding.table_headers import header_sections
 
 TYPES: tuple[ElementType, ...] = tuple(t for t in ElementType if t is not ElementType.REGION)
 """The reader's type classes, in its output order."""
@@ -393,9 +394,25 @@ def current_tabs(elements: Sequence[Element], reading: Reading) -> Reading:
     return Reading(reading.type_index, reading.type_confidence, states, reading.type_probability)
 
 
+def header_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the sections of a table's header row (:func:`header_sections`, detector boxes only)
+    typed buttons: a file list's ``Name`` and ``Size`` sort it, and the reader, reading each alone, calls
+    them text or list rows. Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
+    controls = np.flatnonzero([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements])
+    if not len(controls):
+        return reading
+    types = [TYPES[i] for i in reading.type_index[controls].tolist()]
+    sections = np.zeros(len(elements), dtype=bool)
+    sections[controls] = header_sections(boxes_of([elements[i] for i in controls.tolist()]), types)
+    if not sections.any():
+        return reading
+    return retyped_reading(reading, sections, TYPES.index(ElementType.BUTTON))
+
+
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
     reading = toolbar_types(elements, tab_types(elements, column_types(elements, reading)))
+    reading = header_types(elements, reading)
     reading = textless_glyphs(elements, reading)
     reading = current_tabs(elements, label_types(elements, paragraph_types(elements, reading)))
     out = []
