@@ -31,6 +31,7 @@ from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
 from detact_service.understanding.fields import fields
 from detact_service.understanding.ink_fit import fit_labels_to_ink, indicator_box
+from detact_service.understanding.ink_links import ink_links
 from detact_service.understanding.semimask import ViewGeometry, box_features, context_windows, reader_views
 from detact_service.understanding.table_headers import header_sections
 
@@ -780,7 +781,7 @@ class ReaderAttributeStage(Backend):
             read_elements = self.checkable_kinds(
                 image, fit_labels_to_ink(image, read_elements), read_elements
             )
-            read_elements = fields(image, read_elements)
+            read_elements = ink_links(image, fields(image, read_elements))
             for i, element in zip(picked, read_elements, strict=True):
                 elements[i] = element
             start += len(picked)
