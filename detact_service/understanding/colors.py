@@ -81,6 +81,21 @@ def color_names(rgb: npt.ArrayLike) -> list[str]:
     return [COLOR_NAMES[i] for i in np.atleast_1d(color_codes(np.asarray(rgb).reshape(-1, 3)))]
 
 
+def ink_core(crop: RGBImage) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None:
+    """The ground's colour (the median of the crop's border) and which of its pixels (flattened) are the ink
+    core: at least half as far from the ground as the farthest pixel, which skips anti-aliased edges that
+    would read as grey. None for a crop under 3 pixels a side or with nothing 60 or more from its ground."""
+    if min(crop.shape[:2]) < 3:
+        return None
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
+    ground = np.median(border, axis=0)
+    distance = np.abs(crop.reshape(-1, 3).astype(np.int32) - ground).sum(axis=1)
+    farthest = float(distance.max())
+    if farthest < 60:
+        return None
+    return ground, distance >= farthest * 0.5
+
+
 def element_pixels(image: RGBImage, element: Element) -> npt.NDArray[np.uint8]:
     """The pixels (K x 3) whose colours vote for the element's name (see the module docstring)."""
     x1, y1, x2, y2 = element.bbox
@@ -88,14 +103,9 @@ def element_pixels(image: RGBImage, element: Element) -> npt.NDArray[np.uint8]:
     if crop.size == 0:
         return np.zeros((0, 3), dtype=np.uint8)
     pixels = crop.reshape(-1, 3)
-    if element.type in INK_TYPES and min(crop.shape[:2]) >= 3:
-        border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
-        background = np.median(border, axis=0)
-        distance = np.abs(pixels.astype(np.int32) - background).sum(axis=1)
-        if distance.max() >= 60:
-            # The ink core: pixels at least half as far from the background as the farthest one,
-            # which skips anti-aliased edges that would read as grey.
-            pixels = pixels[distance >= distance.max() * 0.5]
+    found = ink_core(crop) if element.type in INK_TYPES else None
+    if found is not None:
+        pixels = pixels[found[1]]
     if len(pixels) > MAX_SAMPLES:
         pixels = pixels[:: len(pixels) // MAX_SAMPLES + 1]
     return np.asarray(pixels, dtype=np.uint8)

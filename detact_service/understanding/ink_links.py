@@ -18,7 +18,7 @@ import numpy as np
 from detact_service.core import Element, ElementType
 from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
-from detact_service.understanding.colors import rgb_to_hsv
+from detact_service.understanding.colors import ink_core, rgb_to_hsv
 from detact_service.understanding.layout_types import retyped
 
 LINK_HUE = (195.0, 250.0)
@@ -34,10 +34,6 @@ GROUND_VALUE = 0.3
 """... where a darker ground is a dark theme's, blue-black or not."""
 INK_SHARE = 0.45
 """The ink covers at most this share of the box: words are thin strokes on their ground."""
-INK_DISTANCE = 60
-"""The ink is at least this far from the ground (sum of the channels' differences) ..."""
-INK_CORE = 0.5
-"""... and at least this share of the farthest pixel's distance (anti-aliased edges left out)."""
 LINK_WORDS = 12
 """A link is at most this many words (a blue paragraph is not one)."""
 LINE_SHIFT = 0.3
@@ -47,19 +43,13 @@ WORD_GAP = 1.0
 
 
 def ink_and_ground(crop: RGBImage) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The median ink colour, the ground's colour and the ink's share of a box's pixels; None for a box
-    with no ink clear of its ground."""
-    if min(crop.shape[:2]) < 3:
+    """The median ink colour, the ground's colour and the ink's share of a box's pixels
+    (:func:`.colors.ink_core`); None for a box with no ink clear of its ground."""
+    found = ink_core(crop)
+    if found is None:
         return None
-    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
-    ground = np.median(border, axis=0)
-    pixels = crop.reshape(-1, 3).astype(np.int32)
-    distance = np.abs(pixels - ground).sum(axis=1)
-    farthest = int(distance.max())
-    if farthest < INK_DISTANCE:
-        return None
-    ink = distance >= farthest * INK_CORE
-    return np.median(pixels[ink], axis=0), ground, float(ink.mean())
+    ground, ink = found
+    return np.median(crop.reshape(-1, 3)[ink], axis=0), ground, float(ink.mean())
 
 
 def is_link_blue(ink: np.ndarray, ground: np.ndarray) -> bool:
