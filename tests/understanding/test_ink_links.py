@@ -27,9 +27,7 @@ def page() -> Page:
     return page_with_boxes(PAGE, IDS, (1000, 600))
 
 
-def test_words_in_a_links_blue_become_a_link(
-    page: tuple[np.ndarray, dict[str, tuple[int, int, int, int]]],
-) -> None:
+def test_words_in_a_links_blue_become_a_link(page: Page) -> None:
     """A light page's and a dark page's blue words are links, and so are names side by side in blue; black
     words, white words on a blue button, black words on a selection's blue and teal words stay text; so do a
     blue paragraph of many words and a code line's blue keyword beside its black code."""
