@@ -34,6 +34,15 @@ RULE_LENGTH = 30
 """Pixels a horizontal rule runs straight at least."""
 RULE_HEIGHTS = 2.5
 """Text heights a vertical rule runs straight at least (a letter's stem is one at most)."""
+RULE_STEADY = 0.8
+"""Share of a vertical rule's rows whose grey steps across it by :data:`RULE_CONTRAST` (:func:`steady_runs`):
+a rule is one line drawn down its whole length (crossings bridged), where the stems of digits stacked down
+a spreadsheet's column step only inside each row's text (with the grid line between them, they passed the
+length test and cut the cells up) ..."""
+RULE_FLIPS = 0.1
+"""... and at most this share of its rows step the other way from the row before: a rule between striped
+rows is lighter than one stripe and darker than the next, so it flips once a row, where JPEG's ripples flip
+every other pixel."""
 RULE_SPREAD = 12
 """Grey levels a rule's pixels span across a line it cuts (one pixel off at each end): a rule is drawn in
 one shade, where a letter's stem gives way to the ground and JPEG noise can pass for a thin line."""
@@ -104,14 +113,54 @@ def horizontal_rules(grey: Grey) -> Mask:
 
 
 def vertical_rules(grey: Grey, text_height: float) -> Mask:
-    """The vertical rules (longer than :data:`RULE_HEIGHTS` text heights; crossings bridged)."""
-    right = np.zeros(grey.shape, np.uint8)
+    """The vertical rules (longer than :data:`RULE_HEIGHTS` text heights; crossings bridged; steady,
+    :func:`steady_runs`)."""
     if grey.shape[1] < 2 or grey.shape[0] < 1:
-        return right
-    right[:, :-1] = cv2.absdiff(grey[:, 1:], grey[:, :-1]) >= RULE_CONTRAST
-    bridged = cv2.morphologyEx(right, cv2.MORPH_CLOSE, np.ones((CROSSING_GAP, 1), np.uint8))
+        return np.zeros(grey.shape, np.uint8)
+    columns = np.ascontiguousarray(grey.T)  # each column a row: runs along contiguous memory
+    rises = np.zeros(columns.shape, np.uint8)
+    falls = np.zeros(columns.shape, np.uint8)
+    rises[:-1] = cv2.subtract(columns[1:], columns[:-1])  # saturating: each one way only
+    falls[:-1] = cv2.subtract(columns[:-1], columns[1:])
+    steps = np.maximum(rises, falls) >= RULE_CONTRAST
+    bridged = cv2.morphologyEx(steps.view(np.uint8), cv2.MORPH_CLOSE, np.ones((1, CROSSING_GAP), np.uint8))
     length = max(round(RULE_HEIGHTS * text_height), CROSSING_GAP + 1)
-    return np.asarray(cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8)), np.uint8)
+    long = np.asarray(cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((1, length), np.uint8)), np.uint8)
+    return np.ascontiguousarray(steady_runs(long, rises, falls).T)
+
+
+def steady_runs(runs: Mask, rises: Grey, falls: Grey) -> Mask:
+    """``runs`` (0/1, along rows: the image transposed) without the unsteady: a run is kept where on
+    :data:`RULE_STEADY` of its pixels or more the grey steps across it (``rises``, ``falls``: the steps up
+    and down, 0-255) and the step's way flips on :data:`RULE_FLIPS` of them at most."""
+    lines = np.flatnonzero(runs.any(axis=1))  # the rows with a run
+    if len(lines) == 0:
+        return runs
+    length = runs.shape[1]
+    padded = np.zeros((len(lines), length + 2), np.int8)
+    padded[:, 1:-1] = runs[lines]
+    edges = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(edges == 1)  # row by row, left to right: the k-th start and end are a run's
+    _, ends = np.nonzero(edges == -1)
+    up, down = rises[lines] >= RULE_CONTRAST, falls[lines] >= RULE_CONTRAST
+    flips = np.zeros(up.shape, np.bool_)
+    flips[:, 1:] = (up[:, :-1] & down[:, 1:]) | (down[:, :-1] & up[:, 1:])
+    shares = []
+    for counted in (up | down, flips):
+        # an integral image: a row's running sums as the difference of two of its rows (SIMD, unlike cumsum)
+        table = cv2.integral(counted.view(np.uint8))
+        upto_end = table[rows + 1, ends] - table[rows, ends]
+        shares.append(upto_end - table[rows + 1, starts] + table[rows, starts])
+    stepped, flipped = shares
+    steady = (stepped >= RULE_STEADY * (ends - starts)) & (flipped <= RULE_FLIPS * (ends - starts))
+    # the steady runs (a screen's rules: few) painted back: +1 at a start, -1 at an end, summed along the row
+    kept = np.zeros_like(runs)
+    held, row_of = np.unique(rows[steady], return_inverse=True)
+    painted = np.zeros((len(held), length + 1), np.int16)
+    painted[row_of, starts[steady]] = 1
+    painted[row_of, ends[steady]] = -1
+    kept[lines[held]] = np.cumsum(painted[:, :-1], axis=1) > 0
+    return kept
 
 
 def screen_rules(image: RGBImage) -> tuple[Grey, Mask]:

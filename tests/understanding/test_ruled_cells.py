@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -15,6 +17,7 @@ from detact_service.understanding.ruled_cells import (
     drop_frame_stretches,
     fit_to_cells,
     screen_rules,
+    vertical_rules,
 )
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -247,3 +250,44 @@ def test_a_blank_stretch_of_a_frame_is_no_control(box: Box, stretch: bool) -> No
     image = draw_stretches()
     widget = Element(box, ElementType.ICON, source="detector", score=0.4)
     assert (drop_frame_stretches(screen_rules(image), [widget]) == []) is stretch
+
+
+def draw_spreadsheet() -> tuple[np.ndarray, dict[str, Box]]:
+    """A spreadsheet's grid as a JPEG screenshot holds it: rows 17 px apart with 12 px text, light grey
+    grid lines, dates and right-aligned numbers whose digits stack down their columns; the inside of each
+    cell (grid lines excluded) by its row's date."""
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 12)
+    lines = (40, 130, 200, 270)
+    image = Image.new("RGB", (420, 260), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    cells: dict[str, Box] = {}
+    numbers = (1872, 1714, 1845, 2369, 1295, 1444, 1978, 1559, 1215, 1260, 1567, 1072)
+    for row, number in enumerate(numbers):
+        top = 10 + 17 * row
+        date = f"2023-06-{row + 1:02d}"
+        draw.text((lines[0] + 3, top + 2), date, font=font, fill=(30, 30, 30))
+        for column, value in ((1, number), (2, number - 517)):
+            right = lines[column + 1] - 3
+            draw.text((right - font.getlength(str(value)), top + 2), str(value), font=font, fill=(30, 30, 30))
+        cells[date] = (lines[0] + 1, top + 1, lines[1], top + 17)
+    for row in range(len(numbers) + 1):
+        draw.line((0, 10 + 17 * row, 419, 10 + 17 * row), fill=(204, 204, 204))
+    for x in lines:
+        draw.line((x, 0, x, 259), fill=(204, 204, 204))
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=75)
+    return np.asarray(Image.open(buffer).convert("RGB")), cells
+
+
+def test_a_jpeg_spreadsheets_cells_reach_their_grid_lines() -> None:
+    """Digits stacked down a column (a ``1`` over a ``1``, the grid line between) and JPEG's ripples round
+    them are no vertical rules: each date takes its cell, between the grid's real lines."""
+    image, cells = draw_spreadsheet()
+    grey = np.asarray(Image.fromarray(image).convert("L"))
+    columns = np.flatnonzero(vertical_rules(grey, 14.0).any(axis=0))
+    assert all(min(abs(x - line) for line in (40, 130, 200, 270)) <= 1 for x in columns), columns
+    texts = [Element(cell, ElementType.TEXT, text=date, source="ocr") for date, cell in cells.items()]
+    inner = [t.replace(bbox=(t.bbox[0] + 2, t.bbox[1] + 1, t.bbox[0] + 70, t.bbox[3] - 2)) for t in texts]
+    fitted, _ = fit_to_cells(image, inner, [])
+    for element, cell in zip(fitted, cells.values(), strict=True):
+        assert iou(element.bbox, cell) >= 0.8, (element.text, element.bbox, cell)
