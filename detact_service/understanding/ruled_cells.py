@@ -140,8 +140,8 @@ def steady_runs(runs: Mask, rises: Grey, falls: Grey) -> Mask:
     padded = np.zeros((len(lines), length + 2), np.int8)
     padded[:, 1:-1] = runs[lines]
     edges = np.diff(padded, axis=1)
-    rows, starts = np.nonzero(edges == 1)  # row by row, left to right: the k-th start and end are a run's
-    _, ends = np.nonzero(edges == -1)
+    rows, at = np.nonzero(edges)  # row by row, left to right: each run's start, then its end
+    rows, starts, ends = rows[::2], at[::2], at[1::2]
     up, down = rises[lines] >= RULE_CONTRAST, falls[lines] >= RULE_CONTRAST
     flips = np.zeros(up.shape, np.bool_)
     flips[:, 1:] = (up[:, :-1] & down[:, 1:]) | (down[:, :-1] & up[:, 1:])
