@@ -43,9 +43,10 @@ RULE_FLIPS = 0.1
 """... and at most this share of its rows step the other way from the row before: a rule between striped
 rows is lighter than one stripe and darker than the next, so it flips once a row, where JPEG's ripples flip
 every other pixel."""
-RULE_SPREAD = 12
+RULE_SPREAD = 64
 """Grey levels a rule's pixels span across a line it cuts (one pixel off at each end): a rule is drawn in
-one shade, where a letter's stem gives way to the ground and JPEG noise can pass for a thin line."""
+one shade, where a letter's stem gives way to the ground (JPEG spreads a grey grid line's shade over 30-60
+levels; stems and ripples no longer pass for rules since :data:`RULE_STEADY`, this guard's first job)."""
 CELL_GROW = 2
 """Pixels a cell reaches past the region its rules leave, on every side (into the rules)."""
 CROSSING_GAP = 5
@@ -58,8 +59,9 @@ CELL_FILL = 0.8
 """Share of a cell's bounding box its region fills (a rectangle, not a region leaking round rules)."""
 TEXT_INSIDE = 0.75
 """Share of the text's box inside the cell."""
-CUT_COVER = 0.9
-"""Share of a text's height a vertical rule crosses for the text to be cut there."""
+CUT_COVER = 0.75
+"""Share of a text's height a vertical rule crosses for the text to be cut there (as a thin line: a letter
+within two pixels of it, or a crossing grid line, hides it on a JPEG spreadsheet's row)."""
 PIECE_HEIGHTS = 0.6
 """A cut leaves pieces at least this many line heights wide (a letter); a rule nearer a box's end is the
 cell's border, round the padded box."""
@@ -206,6 +208,10 @@ def cut_at_rules(texts: Sequence[Element], grey: Grey, vertical: Mask) -> list[E
         inner = slice(x1 - left, x2 - left)
         spread = np.ptp(np.sort(crop[:, inner], axis=0)[1:-1], axis=0)
         rules = thin_lines(crop)[:, inner] & (vertical[y1:y2, x1:x2] > 0)
+        # JPEG blurs a one-pixel line over its neighbours: a row counts for a column when either neighbour
+        # holds the line (both sides alike, so that the cut stays at the line's middle)
+        rules[:, 1:-1] = rules[:, 1:-1] | rules[:, :-2] | rules[:, 2:]
+        spread[1:-1] = np.minimum(np.minimum(spread[1:-1], spread[:-2]), spread[2:])
         crossed = rules.sum(axis=0) >= CUT_COVER * (y2 - y1)
         out.extend(cut_line(text, (x1, y1, x2, y2), words, crossed & (spread <= RULE_SPREAD)))
     return out
