@@ -291,3 +291,34 @@ def test_a_jpeg_spreadsheets_cells_reach_their_grid_lines() -> None:
     fitted, _ = fit_to_cells(image, inner, [])
     for element, cell in zip(fitted, cells.values(), strict=True):
         assert iou(element.bbox, cell) >= 0.8, (element.text, element.bbox, cell)
+
+
+def test_a_line_read_across_a_jpeg_grid_line_is_cut_there() -> None:
+    """OCR reads a date and the next cell's word, two pixels either side of a grey grid line, as one line;
+    JPEG blurs the line and the letters beside it: the line is still cut at the grid line."""
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 12)
+    rule_x = 115
+    image = Image.new("RGB", (300, 160), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    joined = []
+    for row, word in enumerate(("Clothing", "Electronics", "Home Goods", "Clothing", "Electronics", "Books")):
+        top = 10 + 17 * row
+        date = f"2023-06-{row + 1:02d}"
+        draw.text((rule_x - 2 - font.getlength(date), top + 2), date, font=font, fill=(20, 20, 20))
+        draw.text((rule_x + 3, top + 2), word, font=font, fill=(20, 20, 20))
+        left = round(rule_x - 3 - font.getlength(date))
+        joined.append(
+            Element((left, top - 2, rule_x + 4 + round(font.getlength(word)), top + 17), ElementType.TEXT,
+                    text=f"{date} {word}", source="ocr")
+        )  # fmt: skip
+    for row in range(7):
+        draw.line((0, 10 + 17 * row, 299, 10 + 17 * row), fill=(205, 205, 205))
+    draw.line((rule_x, 0, rule_x, 159), fill=(205, 205, 205))
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=75)
+    grey = np.asarray(Image.open(buffer).convert("L"))
+    pieces = cut_at_rules(joined, grey, vertical_rules(grey, 17.0))
+    assert len(pieces) == 2 * len(joined), [p.text for p in pieces]
+    for date, word in zip(pieces[::2], pieces[1::2], strict=True):
+        assert (date.text or "").startswith("2023-06-") and " " not in (date.text or "-"), date.text
+        assert abs(date.bbox[2] - rule_x) <= 2 and date.bbox[2] == word.bbox[0], (date.bbox, word.bbox)
