@@ -242,5 +242,6 @@ class IconClassifierStage(Backend):
             if icon is not None:
                 elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [
-            layout_types(parse.with_elements(items)) for parse, items in zip(parses, elements, strict=True)
+            layout_types(parse.with_elements(items), image)
+            for image, parse, items in zip(images, parses, elements, strict=True)
         ]

@@ -499,7 +499,8 @@ class IconMatcherStage(Backend):
                 continue
             elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [
-            layout_types(parse.with_elements(items)) for parse, items in zip(parses, elements, strict=True)
+            layout_types(parse.with_elements(items), image)
+            for image, parse, items in zip(images, parses, elements, strict=True)
         ]
 
     def model_version(self) -> str | None:

@@ -2,16 +2,23 @@
 
 The reader reads a link by its look in a small view, and on real pages it called many of them text: an
 article's outline (``Acknowledgement``, ``References``), a search result's title, a rating's ``5 star``.
-What a person goes by is the ink: a short run of words drawn in saturated blue on a ground that is not
+What a person goes by is the ink: a short run of words drawn in a clear blue on a ground that is not
 blue. Ink and ground are told apart as the colour stage tells them (the ground is the median of the box's
 border, the ink the pixels far from it); words drawn white on a blue button, or a box whose blue is most of
 its area (a taskbar's window button boxed with its margins), are no link; nor is a blue word beside other
 words on its line that are not blue (a code block's keyword).
+
+The ink's blue is read from the sum of the box's differences from its ground (:func:`ink_of`), not from its
+median ink pixel: anti-aliasing mixes thin strokes with the ground, and JPEG halves and coarsens the chroma,
+so on a JPEG screenshot the median pixel of Baidu's blue links (``#2440b3``) reads a grey-blue of
+saturation 0.25-0.34, as grey as a slate caption; summed over the box, what blurring moves between pixels
+stays, and a link's blue stays apart from a slate grey's (``#64748b``) in PNG and JPEG alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,10 +28,26 @@ from detact_service.stages import RGBImage
 from detact_service.understanding.colors import ink_core, rgb_to_hsv
 from detact_service.understanding.layout_types import retyped
 
-LINK_HUE = (195.0, 250.0)
-"""Hues (degrees) of a link's blue: from azure to ultramarine, not a teal or a violet heading."""
-LINK_SATURATION = 0.4
-"""A link's ink is at least this saturated (a blue-grey caption is not) ..."""
+LINK_HUE = (195.0, 255.0)
+"""Hues (degrees) of a link's blue: from azure to ultramarine (JPEG moves Google's ``#1a0dab`` from 245 to
+250-256), not a teal or a violet heading."""
+LINK_TINT = 0.47
+"""A link's ink leans to its hue at least this much where its chroma is intact (:func:`ink_of`; a blue-grey
+caption does not): rendered as PNG, links' blues measure 0.5 (Google's dark theme's ``#8ab4f8`` on
+``#202124``) to 0.93, slate and muted blue-greys 0.05-0.45 ..."""
+JPEG_LINK_TINT = 0.33
+"""... and this much where JPEG took some of it (:data:`CHROMA_KEPT`): links 0.33-0.71, greys up to 0.31
+(quality 75 and 90)."""
+CHROMA_KEPT = 0.95
+"""The ink's core holds at least this share of the tint of all its box's ink where the chroma is intact:
+JPEG moves chroma off thin strokes into the pixels round them (0.59-0.89 of it kept), a PNG keeps it
+(0.99-1.00)."""
+TINT_FLOOR = 12
+"""Pixels at least this far from the ground (summed over the channels) count towards the ink's tint (the
+ground's JPEG noise does not)."""
+MIXED_INK = 0.25
+"""Ink whose summed difference from its ground is this share of its largest channel's both above and below
+the ground (a picture, lighter in one channel and darker in another) has no tint."""
 LINK_VALUE = 0.4
 """... and this bright (black words on a selection's blue blend to a dark navy of 0.33) ..."""
 GROUND_SATURATION = 0.12
@@ -42,22 +65,57 @@ WORD_GAP = 1.0
 """... and side by side when at most this many heights apart."""
 
 
-def ink_and_ground(crop: RGBImage) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The median ink colour, the ground's colour and the ink's share of a box's pixels
-    (:func:`.colors.ink_core`); None for a box with no ink clear of its ground."""
+class Ink(NamedTuple):
+    """A box's ink against its ground."""
+
+    colour: np.ndarray
+    """The median colour of the ink's core (:func:`.colors.ink_core`)."""
+    ground: np.ndarray
+    """The ground's colour (the median of the box's border)."""
+    share: float
+    """The share of the box's pixels in the ink's core."""
+    hue: float
+    """The hue (degrees) of the ink's summed difference from the ground."""
+    tint: float
+    """How far that difference leans to its hue: its spread over the channels over its largest channel's
+    (the saturation of the ink drawn fully opaque; 0 for a grey, and for ink both lighter and darker than
+    the ground in different channels)."""
+    chroma_kept: float
+    """The tint of the ink's core alone over :attr:`tint`: 1 where the chroma is intact, less where JPEG
+    spread it off the strokes."""
+
+
+def tint_of(difference: np.ndarray) -> float:
+    """The tint of a summed difference from a ground (see :attr:`Ink.tint`)."""
+    peak = max(float(np.abs(difference).max()), 1e-9)
+    if difference.max() > MIXED_INK * peak and difference.min() < -MIXED_INK * peak:
+        return 0.0
+    return float(difference.max() - difference.min()) / peak
+
+
+def ink_of(crop: RGBImage) -> Ink | None:
+    """The ink of a box's crop and its ground; None for a box with no ink clear of its ground."""
     found = ink_core(crop)
     if found is None:
         return None
-    ground, ink = found
-    return np.median(crop.reshape(-1, 3)[ink], axis=0), ground, float(ink.mean())
+    ground, core = found
+    pixels = crop.reshape(-1, 3)
+    difference = pixels.astype(np.float64) - ground
+    total = difference[np.abs(difference).sum(axis=1) >= TINT_FLOOR].sum(axis=0)
+    tint = tint_of(total)
+    kept = tint_of(difference[core].sum(axis=0)) / tint if tint > 0 else 1.0
+    hue = float(rgb_to_hsv((total - total.min())[None, :])[0][0])
+    return Ink(np.median(pixels[core], axis=0), ground, float(core.mean()), hue, tint, kept)
 
 
-def is_link_blue(ink: np.ndarray, ground: np.ndarray) -> bool:
-    """Whether ``ink`` is a link's blue and ``ground`` is not a blue fill."""
-    hue, saturation, value = rgb_to_hsv(np.stack([ink, ground]))
-    blue = (hue >= LINK_HUE[0]) & (hue <= LINK_HUE[1])
-    filled = blue[1] and saturation[1] >= GROUND_SATURATION and value[1] >= GROUND_VALUE
-    return bool(blue[0] and saturation[0] >= LINK_SATURATION and value[0] >= LINK_VALUE and not filled)
+def is_link_blue(ink: Ink) -> bool:
+    """Whether ``ink`` is a link's blue (hue, tint and brightness) on a ground that is not a blue fill."""
+    hue, saturation, value = rgb_to_hsv(np.stack([ink.colour, ink.ground]))
+    ground_blue = LINK_HUE[0] <= hue[1] <= LINK_HUE[1]
+    filled = ground_blue and saturation[1] >= GROUND_SATURATION and value[1] >= GROUND_VALUE
+    least = LINK_TINT if ink.chroma_kept >= CHROMA_KEPT else JPEG_LINK_TINT
+    blue = LINK_HUE[0] <= ink.hue <= LINK_HUE[1] and ink.tint >= least
+    return bool(blue and value[0] >= LINK_VALUE and not filled)
 
 
 def blue_words(image: RGBImage, elements: Sequence[Element]) -> np.ndarray:
@@ -66,10 +124,8 @@ def blue_words(image: RGBImage, elements: Sequence[Element]) -> np.ndarray:
     flags = np.zeros(len(elements), dtype=bool)
     for index, element in enumerate(elements):
         x0, y0, x1, y1 = element.bbox
-        found = ink_and_ground(image[max(y0, 0) : y1, max(x0, 0) : x1])
-        if found is not None:
-            ink, ground, share = found
-            flags[index] = share <= INK_SHARE and is_link_blue(ink, ground)
+        ink = ink_of(image[max(y0, 0) : y1, max(x0, 0) : x1])
+        flags[index] = ink is not None and ink.share <= INK_SHARE and is_link_blue(ink)
     return flags
 
 

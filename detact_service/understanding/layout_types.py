@@ -16,6 +16,15 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   some of them bare icons, and the icon stage makes only the glyphs it names buttons, so one toolbar came
   out part buttons, part icons. In a row of three or more buttons and icons where the buttons are at least
   as many, the icons become buttons.
+- **A search field by its magnifier.** A search box (a page's, a taskbar's, an app's top bar) is a wide
+  box with a magnifier at one end and a placeholder (``Search ...``, ``Type here to search``) or a query
+  beside it; the reader called them buttons, list rows, links, text or tabs (16 of the 60 ScreenAgent
+  desktops hold one). A box the magnifier (named ``search``) sits at the left or right end of, 4.5 or more
+  of it wide and at most three of it tall, becomes an ``input``; the magnifier stays (it is often the
+  field's submit button). A browser tab's favicon is no magnifier's field: a box that holds a close button,
+  or lies in a landscape screen's tab strip, keeps its type; so do a row of a list (a box of its type and
+  extent just above or below it: a row's trailing magnifier is an action) and an app bar filled in a
+  colour (a field is white, grey or black).
 - **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
@@ -31,8 +40,10 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
+from detact_service.stages import RGBImage
 from detact_service.understanding.alignment import COLUMN_ROWS, row_groups
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
+from detact_service.understanding.colors import rgb_to_hsv
 from detact_service.understanding.list_rows import list_rows
 
 DROPDOWN_ARROWS = frozenset({"chevron down", "menu down", "caret down", "triangle down"})
@@ -102,6 +113,29 @@ MENU_BAR_TYPES = frozenset(
         ElementType.MENU_ITEM,
     }
 )
+
+
+SEARCH_GLYPHS = frozenset({"search"})
+"""Icon names of a search field's magnifier."""
+MIN_FIELD_GLYPHS = 4.5
+"""A search field is at least this many magnifiers wide (a ``Search`` button with its magnifier is less)."""
+MAX_FIELD_GLYPHS = 3.0
+"""... and at most this many magnifiers tall (a panel or a card that holds one is taller)."""
+FIELD_END_GAP = 0.6
+"""The magnifier's outer edge at most this share of the field's height (and 4 px more) from its end."""
+SEARCH_FIELD_TYPES = frozenset(
+    {ElementType.BUTTON, ElementType.TEXT, ElementType.LINK, ElementType.LIST_ITEM, ElementType.TAB}
+)
+"""Types a search field was read as."""
+ROW_SLACK = 0.05
+"""A list's rows start and end within this share of the screen's width of each other ..."""
+ROW_GAP = 0.5
+"""... and lie at most this share of a row's height apart."""
+FIELD_FILL_SATURATION = 0.3
+"""A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
+TAB_STRIP_TOP = 0.08
+"""A landscape screen's tab strip lies in this top share: its tabs' favicons may be magnifiers (a search
+engine's results page), and its tabs are no fields."""
 
 
 def title_word(text: str | None) -> str:
@@ -266,6 +300,76 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
     return out
 
 
+def in_a_list(boxes: np.ndarray, kinds: Sequence[ElementType], width: int) -> npt.NDArray[np.bool_]:
+    """Which boxes have one of their type and extent just above or below them (a list's rows)."""
+    x0, y0, x1, y1 = boxes.T
+    height = y1 - y0
+    same = np.asarray(kinds, dtype=object)[:, None] == np.asarray(kinds, dtype=object)[None, :]
+    slack = ROW_SLACK * width
+    aligned = (np.abs(x0[:, None] - x0) <= slack) & (np.abs(x1[:, None] - x1) <= slack)
+    alike = np.abs(height[:, None] - height) <= 0.25 * height[:, None]
+    gap = np.maximum(y0[None, :] - y1[:, None], y0[:, None] - y1[None, :])
+    near = (gap >= -0.25 * height[:, None]) & (gap <= ROW_GAP * height[:, None])
+    rows = same & aligned & alike & near
+    np.fill_diagonal(rows, False)
+    return np.asarray(rows.any(axis=1), dtype=bool)
+
+
+def filled_in_colour(image: RGBImage, box: tuple[int, int, int, int]) -> bool:
+    """Whether ``box``'s commonest colour (quantised) is saturated and not dark: an app bar's fill."""
+    x0, y0, x1, y1 = (max(v, 0) for v in box)
+    pixels = image[y0:y1, x0:x1].reshape(-1, 3).astype(np.int32) // 16
+    if len(pixels) == 0:
+        return False
+    codes, counts = np.unique(pixels[:, 0] * 256 + pixels[:, 1] * 16 + pixels[:, 2], return_counts=True)
+    code = int(codes[counts.argmax()])
+    colour = np.asarray([code // 256, code // 16 % 16, code % 16], dtype=np.float64) * 16 + 8
+    _, saturation, value = rgb_to_hsv(colour[None, :])
+    return bool(saturation[0] >= FIELD_FILL_SATURATION and value[0] >= 0.25)
+
+
+def search_fields(
+    elements: Sequence[Element], screen_width: int, screen_height: int, image: RGBImage | None = None
+) -> list[Element]:
+    """The elements with each box that holds a magnifier at its left or right end typed ``input`` (the
+    tightest such box, 4.5 or more magnifiers wide, three or less tall, holding no close button, not in a
+    landscape screen's tab strip, not a list's row, not filled in a colour where ``image`` is given; see
+    the module)."""
+    glyphs = [i for i, e in enumerate(elements) if e.icon in SEARCH_GLYPHS]
+    if not glyphs:
+        return list(elements)
+    boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
+    x0, y0, x1, y1 = boxes.T
+    height = y1 - y0
+    kinds = np.asarray([e.type in SEARCH_FIELD_TYPES for e in elements], dtype=bool)
+    closes = boxes[[i for i, e in enumerate(elements) if e.icon in CLOSE_BUTTONS]].reshape(-1, 4)
+    holds_close = (
+        (x0[:, None] <= closes[:, 0] + 1)
+        & (y0[:, None] <= closes[:, 1] + 2)
+        & (x1[:, None] >= closes[:, 2] - 1)
+        & (y1[:, None] >= closes[:, 3] - 2)
+    ).any(axis=1)
+    in_tab_strip = (y0 < TAB_STRIP_TOP * screen_height) & (screen_width > screen_height)
+    rows = in_a_list(boxes, [e.type for e in elements], screen_width)
+    out = list(elements)
+    for g in glyphs:
+        gx0, gy0, gx1, gy1 = boxes[g]
+        side = max(gx1 - gx0, gy1 - gy0, 1.0)
+        holds = (x0 <= gx0 + 1) & (y0 <= gy0 + 2) & (x1 >= gx1 - 1) & (y1 >= gy1 - 2)
+        reach = FIELD_END_GAP * height + 4
+        at_end = (gx0 - x0 <= reach) | (x1 - gx1 <= reach)
+        centred = np.abs((y0 + y1) / 2 - (gy0 + gy1) / 2) <= ARROW_CENTRE * height
+        shaped = ((x1 - x0) >= MIN_FIELD_GLYPHS * side) & (height <= MAX_FIELD_GLYPHS * side)
+        fits = holds & at_end & centred & shaped & kinds & ~holds_close & ~in_tab_strip & ~rows
+        candidates = np.flatnonzero(fits)
+        candidates = candidates[candidates != g]
+        if len(candidates):
+            field = int(candidates[np.argmin((x1 - x0)[candidates])])
+            if image is None or not filled_in_colour(image, out[field].bbox):
+                out[field] = retyped(out[field], ElementType.INPUT)
+    return out
+
+
 def toolbar_buttons(elements: Sequence[Element]) -> list[Element]:
     """The elements with the icons of each row of buttons and icons (:func:`.alignment.row_groups`, three or
     more, at least as many buttons as icons) typed buttons: a toolbar's glyphs are its buttons."""
@@ -286,12 +390,13 @@ def toolbar_buttons(elements: Sequence[Element]) -> list[Element]:
     return out
 
 
-def layout_types(parse: ScreenParse) -> ScreenParse:
-    """``parse`` with its dropdowns, tabs, menu bars and toolbars typed (see the module) and the rows of its
-    edgeless lists built (:mod:`~detact_service.understanding.list_rows`); ids renumbered when elements go."""
+def layout_types(parse: ScreenParse, image: RGBImage | None = None) -> ScreenParse:
+    """``parse`` with its dropdowns, tabs, menu bars, toolbars and search fields typed (see the module) and
+    the rows of its edgeless lists built (:mod:`~detact_service.understanding.list_rows`); ids renumbered
+    when elements go. ``image``, the screen, shows which boxes with a magnifier are filled in a colour."""
     elements, arrows = dropdowns(parse.elements)
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
-    elements = toolbar_buttons(elements)
+    elements = search_fields(toolbar_buttons(elements), parse.width, parse.height, image)
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

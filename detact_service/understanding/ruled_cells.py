@@ -34,11 +34,17 @@ RULE_LENGTH = 30
 """Pixels a horizontal rule runs straight at least."""
 RULE_HEIGHTS = 2.5
 """Text heights a vertical rule runs straight at least (a letter's stem is one at most)."""
+DARK_CONTRAST = 3
+"""Grey step (0-255) of a vertical rule's edge where its darker side is darker than :data:`DARK_GROUND`: JPEG
+brings a dark theme's grid line, 7 levels off its rows, under :data:`RULE_CONTRAST` on a third of its rows
+(on a light ground the lower step finds digits' stems and ripples in a spreadsheet's cells)."""
+DARK_GROUND = 72
+"""Grey level below which a ground is a dark theme's."""
 RULE_STEADY = 0.8
-"""Share of a vertical rule's rows whose grey steps across it by :data:`RULE_CONTRAST` (:func:`steady_runs`):
-a rule is one line drawn down its whole length (crossings bridged), where the stems of digits stacked down
-a spreadsheet's column step only inside each row's text (with the grid line between them, they passed the
-length test and cut the cells up) ..."""
+"""Share of a vertical rule's rows whose grey steps across it by :data:`RULE_CONTRAST` (on a dark ground
+:data:`DARK_CONTRAST`; :func:`steady_runs`): a rule is one line drawn down its whole length (crossings
+bridged), where the stems of digits stacked down a spreadsheet's column step only inside each row's text
+(with the grid line between them, they passed the length test and cut the cells up) ..."""
 RULE_FLIPS = 0.1
 """... and at most this share of its rows step the other way from the row before: a rule between striped
 rows is lighter than one stripe and darker than the next, so it flips once a row, where JPEG's ripples flip
@@ -124,17 +130,23 @@ def vertical_rules(grey: Grey, text_height: float) -> Mask:
     falls = np.zeros(columns.shape, np.uint8)
     rises[:-1] = cv2.subtract(columns[1:], columns[:-1])  # saturating: each one way only
     falls[:-1] = cv2.subtract(columns[:-1], columns[1:])
-    steps = np.maximum(rises, falls) >= RULE_CONTRAST
-    bridged = cv2.morphologyEx(steps.view(np.uint8), cv2.MORPH_CLOSE, np.ones((1, CROSSING_GAP), np.uint8))
+    # a step whose darker side is a dark ground is lifted by the two contrasts' difference
+    lift = np.zeros(columns.shape, np.uint8)
+    darker = cv2.min(columns[1:], columns[:-1])
+    extra = RULE_CONTRAST - DARK_CONTRAST
+    lift[:-1] = cv2.threshold(darker, DARK_GROUND - 1, extra, cv2.THRESH_BINARY_INV)[1]
+    up, down = cv2.add(rises, lift) >= RULE_CONTRAST, cv2.add(falls, lift) >= RULE_CONTRAST
+    steps = (up | down).view(np.uint8)
+    bridged = cv2.morphologyEx(steps, cv2.MORPH_CLOSE, np.ones((1, CROSSING_GAP), np.uint8))
     length = max(round(RULE_HEIGHTS * text_height), CROSSING_GAP + 1)
     long = np.asarray(cv2.morphologyEx(bridged, cv2.MORPH_OPEN, np.ones((1, length), np.uint8)), np.uint8)
-    return np.ascontiguousarray(steady_runs(long, rises, falls).T)
+    return np.ascontiguousarray(steady_runs(long, up, down).T)
 
 
-def steady_runs(runs: Mask, rises: Grey, falls: Grey) -> Mask:
+def steady_runs(runs: Mask, up: npt.NDArray[np.bool_], down: npt.NDArray[np.bool_]) -> Mask:
     """``runs`` (0/1, along rows: the image transposed) without the unsteady: a run is kept where on
-    :data:`RULE_STEADY` of its pixels or more the grey steps across it (``rises``, ``falls``: the steps up
-    and down, 0-255) and the step's way flips on :data:`RULE_FLIPS` of them at most."""
+    :data:`RULE_STEADY` of its pixels or more the grey steps across it (``up``, ``down``: where it steps up
+    or down by a rule's contrast) and the step's way flips on :data:`RULE_FLIPS` of them at most."""
     lines = np.flatnonzero(runs.any(axis=1))  # the rows with a run
     if len(lines) == 0:
         return runs
@@ -144,7 +156,7 @@ def steady_runs(runs: Mask, rises: Grey, falls: Grey) -> Mask:
     edges = np.diff(padded, axis=1)
     rows, at = np.nonzero(edges)  # row by row, left to right: each run's start, then its end
     rows, starts, ends = rows[::2], at[::2], at[1::2]
-    up, down = rises[lines] >= RULE_CONTRAST, falls[lines] >= RULE_CONTRAST
+    up, down = up[lines], down[lines]
     flips = np.zeros(up.shape, np.bool_)
     flips[:, 1:] = (up[:, :-1] & down[:, 1:]) | (down[:, :-1] & up[:, 1:])
     shares = []

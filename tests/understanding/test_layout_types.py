@@ -201,3 +201,101 @@ def test_a_real_word_processors_toolbar_is_buttons() -> None:
     toolbar = [e for e in parse.elements if e.bbox[1] >= 45 and e.bbox[3] <= 85 and e.height >= 20]
     assert len(toolbar) >= 20
     assert not [e.bbox for e in toolbar if e.type is ElementType.ICON]
+
+
+def test_a_wide_box_with_a_magnifier_at_one_end_is_a_search_field() -> None:
+    """A page's search box (magnifier at its left) and a taskbar's (magnifier at its left, read as a list
+    row) are fields; a ``Search`` button with its magnifier, a card holding one, a box with the magnifier
+    in its middle, a browser tab whose favicon is a magnifier and a field with a clear button keep their
+    types."""
+    page_field = Element((67, 80, 449, 122), ElementType.TAB, text="Search high-resolution images")
+    page_glyph = Element((86, 90, 106, 110), ElementType.BUTTON, icon="search")
+    taskbar = Element((48, 728, 248, 767), ElementType.LIST_ITEM, text="Type here to search")
+    taskbar_glyph = Element((49, 727, 84, 768), ElementType.BUTTON, icon="search")
+    right_field = Element((430, 406, 705, 449), ElementType.BUTTON, text="数码宝贝新世纪")
+    right_glyph = Element((666, 417, 689, 441), ElementType.BUTTON, icon="search")
+    button = Element((318, 195, 376, 222), ElementType.BUTTON, text="Bing")  # under 4.5 glyphs wide
+    button_glyph = Element((318, 196, 338, 221), ElementType.BUTTON, icon="search")
+    card = Element((600, 500, 900, 600), ElementType.LIST_ITEM, text="Find anything")  # 4 glyphs tall
+    card_glyph = Element((610, 540, 635, 565), ElementType.ICON, icon="search")
+    middle = Element((100, 300, 400, 330), ElementType.TEXT, text="Tip: press to find")
+    middle_glyph = Element((240, 305, 260, 325), ElementType.ICON, icon="search")
+    tab = Element((0, 21, 229, 54), ElementType.LINK, text="today in history - Search")  # the tab strip
+    tab_glyph = Element((9, 30, 24, 45), ElementType.BUTTON, icon="search")
+    filled = Element((500, 250, 800, 284), ElementType.BUTTON, text="cats")
+    filled_glyph = Element((505, 257, 525, 277), ElementType.ICON, icon="search")
+    clear = Element((772, 258, 790, 276), ElementType.ICON, icon="close")
+    parse = layout_types(
+        parse_of(
+            page_field,
+            page_glyph,
+            taskbar,
+            taskbar_glyph,
+            right_field,
+            right_glyph,
+            button,
+            button_glyph,
+            card,
+            card_glyph,
+            middle,
+            middle_glyph,
+            tab,
+            tab_glyph,
+            filled,
+            filled_glyph,
+            clear,
+        )
+    )
+    assert [e.type for e in parse.elements][::2] == [
+        ElementType.INPUT,
+        ElementType.INPUT,
+        ElementType.INPUT,
+        ElementType.BUTTON,
+        ElementType.LIST_ITEM,
+        ElementType.TEXT,
+        ElementType.LINK,
+        ElementType.BUTTON,
+        ElementType.ICON,
+    ]
+    assert parse.elements[0].text == "Search high-resolution images"
+    assert parse.elements[1].icon == "search"  # the magnifier stays: a control of its own
+
+
+def test_a_phone_shaped_screens_top_search_field_is_a_field() -> None:
+    """The tab-strip guard is a landscape screen's: a phone's search bar lies in its top twelfth."""
+    field = Element((40, 120, 1040, 240), ElementType.LIST_ITEM, text="Search apps")
+    glyph = Element((70, 150, 130, 210), ElementType.ICON, icon="search")
+    parse = layout_types(ScreenParse(1080, 2340, [field.replace(id=0), glyph.replace(id=1)]))
+    assert parse.elements[0].type is ElementType.INPUT
+
+
+def test_a_real_web_page_and_taskbar_get_their_search_fields() -> None:
+    """Unsplash in Edge on a real Windows desktop: its two search boxes (read as a tab and a link) and the
+    taskbar's (read as a list row) are inputs."""
+    parse = full_parse("task017")
+    inputs = [e.text for e in parse.elements if e.type is ElementType.INPUT]
+    assert "Type here to search" in inputs
+    assert inputs.count("Search high-resolution images") == 2
+
+
+def test_a_list_row_or_a_coloured_app_bar_with_a_magnifier_is_no_field() -> None:
+    """A list's row whose trailing action is a magnifier (rows of its type and extent above and below it)
+    stays a row; a bar filled in red with a title and a magnifier (MiniWoB++'s inbox) is an app bar, while
+    the same box filled white is a field."""
+    rows = [
+        Element((60, 100 + 110 * k, 960, 207 + 110 * k), ElementType.LIST_ITEM, text=f"Row {k}")
+        for k in range(3)
+    ]
+    row_glyph = Element((880, 135, 920, 175), ElementType.ICON, icon="search")
+    bar = Element((0, 600, 430, 664), ElementType.BUTTON, text="Primary")
+    bar_glyph = Element((380, 615, 414, 649), ElementType.BUTTON, icon="search")
+    image = np.full((768, 1024, 3), 255, dtype=np.uint8)
+    image[600:664, 0:430] = (230, 40, 40)
+    elements = [e.replace(id=i) for i, e in enumerate([*rows, row_glyph, bar, bar_glyph])]
+    red = layout_types(ScreenParse(1024, 768, elements), image)
+    kinds = [ElementType.LIST_ITEM] * 3 + [ElementType.ICON, ElementType.BUTTON, ElementType.BUTTON]
+    assert [e.type for e in red.elements] == kinds
+    image[600:664, 0:430] = 255
+    white = layout_types(ScreenParse(1024, 768, elements), image)
+    assert white.elements[4].type is ElementType.INPUT
+    assert [e.type for e in white.elements[:3]] == [ElementType.LIST_ITEM] * 3
