@@ -81,15 +81,27 @@ def color_names(rgb: npt.ArrayLike) -> list[str]:
     return [COLOR_NAMES[i] for i in np.atleast_1d(color_codes(np.asarray(rgb).reshape(-1, 3)))]
 
 
-def ink_core(crop: RGBImage) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None:
-    """The ground's colour (the median of the crop's border) and which of its pixels (flattened) are the ink
-    core: at least half as far from the ground as the farthest pixel, which skips anti-aliased edges that
-    would read as grey. None for a crop under 3 pixels a side or with nothing 60 or more from its ground."""
+def ink_differences(
+    crop: RGBImage,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """The ground's colour (the median of the crop's border), each pixel's difference from it (flattened,
+    N x 3) and its distance (the differences' absolute sum); None for a crop under 3 pixels a side."""
     if min(crop.shape[:2]) < 3:
         return None
     border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(np.int32)
     ground = np.median(border, axis=0)
-    distance = np.abs(crop.reshape(-1, 3).astype(np.int32) - ground).sum(axis=1)
+    difference = crop.reshape(-1, 3).astype(np.int32) - ground
+    return ground, difference, np.abs(difference).sum(axis=1)
+
+
+def ink_core(crop: RGBImage) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]] | None:
+    """The ground's colour (the median of the crop's border) and which of its pixels (flattened) are the ink
+    core: at least half as far from the ground as the farthest pixel, which skips anti-aliased edges that
+    would read as grey. None for a crop under 3 pixels a side or with nothing 60 or more from its ground."""
+    found = ink_differences(crop)
+    if found is None:
+        return None
+    ground, _, distance = found
     farthest = float(distance.max())
     if farthest < 60:
         return None

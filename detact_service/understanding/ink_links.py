@@ -25,16 +25,16 @@ import numpy as np
 from detact_service.core import Element, ElementType
 from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
-from detact_service.understanding.colors import ink_core, rgb_to_hsv
+from detact_service.understanding.colors import ink_differences, rgb_to_hsv
 from detact_service.understanding.layout_types import retyped
 
 LINK_HUE = (195.0, 255.0)
 """Hues (degrees) of a link's blue: from azure to ultramarine (JPEG moves Google's ``#1a0dab`` from 245 to
 250-256), not a teal or a violet heading."""
-LINK_TINT = 0.47
+LINK_TINT = 0.49
 """A link's ink leans to its hue at least this much where its chroma is intact (:func:`ink_of`; a blue-grey
 caption does not): rendered as PNG, links' blues measure 0.5 (Google's dark theme's ``#8ab4f8`` on
-``#202124``) to 0.93, slate and muted blue-greys 0.05-0.45 ..."""
+``#202124``) to 0.93, slate and muted blue-greys 0.05-0.47 (``#7a8fb5`` on Google's grey ``#f1f3f4``) ..."""
 JPEG_LINK_TINT = 0.33
 """... and this much where JPEG took some of it (:data:`CHROMA_KEPT`): links 0.33-0.71, greys up to 0.31
 (quality 75 and 90)."""
@@ -42,6 +42,16 @@ CHROMA_KEPT = 0.95
 """The ink's core holds at least this share of the tint of all its box's ink where the chroma is intact:
 JPEG moves chroma off thin strokes into the pixels round them (0.59-0.89 of it kept), a PNG keeps it
 (0.99-1.00)."""
+JPEG_KEPT = 0.55
+"""Where JPEG took some chroma, a link's ink keeps at least this share of it in its core ...
+(:attr:`Ink.chroma_kept`) ..."""
+JPEG_INK_SATURATION = 0.15
+"""... or its median core pixel is at least this saturated: a slate or muted blue caption on a light grey
+or bluish ground reaches a link's tint once JPEG'd, with its core grey (kept 0.36-0.54, saturation
+0.05-0.18 where it passed the tint), and a box whose tint comes from an icon beside grey words keeps
+none of it in their core (0.01-0.28)."""
+HUED_INK = 0.2
+"""The median ink pixel is at least this saturated for its own hue to count (a grey's hue is noise)."""
 TINT_FLOOR = 12
 """Pixels at least this far from the ground (summed over the channels) count towards the ink's tint (the
 ground's JPEG noise does not)."""
@@ -74,47 +84,61 @@ class Ink(NamedTuple):
     """The ground's colour (the median of the box's border)."""
     share: float
     """The share of the box's pixels in the ink's core."""
-    hue: float
-    """The hue (degrees) of the ink's summed difference from the ground."""
+    summed: np.ndarray
+    """The sum of the box's differences from the ground (pixels :data:`TINT_FLOOR` or more from it)."""
     tint: float
-    """How far that difference leans to its hue: its spread over the channels over its largest channel's
-    (the saturation of the ink drawn fully opaque; 0 for a grey, and for ink both lighter and darker than
-    the ground in different channels)."""
+    """How far that sum leans to its hue: its spread over the channels over its largest channel's (the
+    saturation of the ink drawn fully opaque; 0 for a grey, and for ink both lighter and darker than the
+    ground in different channels)."""
     chroma_kept: float
     """The tint of the ink's core alone over :attr:`tint`: 1 where the chroma is intact, less where JPEG
     spread it off the strokes."""
 
+    @property
+    def hue(self) -> float:
+        """The hue (degrees) of :attr:`summed`."""
+        return float(rgb_to_hsv((self.summed - self.summed.min())[None, :])[0][0])
 
-def tint_of(difference: np.ndarray) -> float:
+
+def tint_of(summed: np.ndarray) -> float:
     """The tint of a summed difference from a ground (see :attr:`Ink.tint`)."""
-    peak = max(float(np.abs(difference).max()), 1e-9)
-    if difference.max() > MIXED_INK * peak and difference.min() < -MIXED_INK * peak:
+    low, high = float(summed.min()), float(summed.max())
+    peak = max(high, -low, 1e-9)
+    if high > MIXED_INK * peak and low < -MIXED_INK * peak:
         return 0.0
-    return float(difference.max() - difference.min()) / peak
+    return (high - low) / peak
 
 
 def ink_of(crop: RGBImage) -> Ink | None:
-    """The ink of a box's crop and its ground; None for a box with no ink clear of its ground."""
-    found = ink_core(crop)
+    """The ink of a box's crop and its ground; None for a box with no ink clear of its ground (as
+    :func:`.colors.ink_core`)."""
+    found = ink_differences(crop)
     if found is None:
         return None
-    ground, core = found
-    pixels = crop.reshape(-1, 3)
-    difference = pixels.astype(np.float64) - ground
-    total = difference[np.abs(difference).sum(axis=1) >= TINT_FLOOR].sum(axis=0)
-    tint = tint_of(total)
+    ground, difference, distance = found
+    farthest = float(distance.max())
+    if farthest < 60:
+        return None
+    core = distance >= farthest * 0.5
+    summed = difference[distance >= TINT_FLOOR].sum(axis=0)
+    tint = tint_of(summed)
     kept = tint_of(difference[core].sum(axis=0)) / tint if tint > 0 else 1.0
-    hue = float(rgb_to_hsv((total - total.min())[None, :])[0][0])
-    return Ink(np.median(pixels[core], axis=0), ground, float(core.mean()), hue, tint, kept)
+    colour = np.median(crop.reshape(-1, 3)[core], axis=0)
+    return Ink(colour, ground, float(core.mean()), summed, tint, kept)
 
 
 def is_link_blue(ink: Ink) -> bool:
     """Whether ``ink`` is a link's blue (hue, tint and brightness) on a ground that is not a blue fill."""
-    hue, saturation, value = rgb_to_hsv(np.stack([ink.colour, ink.ground]))
+    hue, saturation, value = rgb_to_hsv(np.stack([ink.colour, ink.ground, ink.summed - ink.summed.min()]))
     ground_blue = LINK_HUE[0] <= hue[1] <= LINK_HUE[1]
     filled = ground_blue and saturation[1] >= GROUND_SATURATION and value[1] >= GROUND_VALUE
     least = LINK_TINT if ink.chroma_kept >= CHROMA_KEPT else JPEG_LINK_TINT
-    blue = LINK_HUE[0] <= ink.hue <= LINK_HUE[1] and ink.tint >= least
+    # JPEG turns the summed hue of an azure link (ScienceDirect's) a few degrees towards cyan: the median
+    # ink's hue speaks too where that ink has a colour
+    hues = (hue[2], hue[0]) if saturation[0] >= HUED_INK else (hue[2],)
+    blue = any(LINK_HUE[0] <= h <= LINK_HUE[1] for h in hues) and ink.tint >= least
+    if ink.chroma_kept < CHROMA_KEPT:
+        blue = blue and (ink.chroma_kept >= JPEG_KEPT or saturation[0] >= JPEG_INK_SATURATION)
     return bool(blue and value[0] >= LINK_VALUE and not filled)
 
 

@@ -22,8 +22,8 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   desktops hold one). A box the magnifier (named ``search``) sits at the left or right end of, 4.5 or more
   of it wide and at most three of it tall, becomes an ``input``; the magnifier stays (it is often the
   field's submit button). A browser tab's favicon is no magnifier's field: a box that holds a close button,
-  or lies in a landscape screen's tab strip, keeps its type; so do a row of a list (a box of its type and
-  extent just above or below it: a row's trailing magnifier is an action) and an app bar filled in a
+  or lies in a landscape screen's tab strip, keeps its type; so do a row of a list (a box of its extent
+  just above or below it: a row's trailing magnifier is an action) and an app bar filled in a
   colour (a field is white, grey or black).
 - **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
@@ -127,7 +127,7 @@ SEARCH_FIELD_TYPES = frozenset(
     {ElementType.BUTTON, ElementType.TEXT, ElementType.LINK, ElementType.LIST_ITEM, ElementType.TAB}
 )
 """Types a search field was read as."""
-ROW_SLACK = 0.05
+ROW_SLACK = 0.01
 """A list's rows start and end within this share of the screen's width of each other ..."""
 ROW_GAP = 0.5
 """... and lie at most this share of a row's height apart."""
@@ -300,17 +300,17 @@ def menu_bars(elements: Sequence[Element]) -> list[Element]:
     return out
 
 
-def in_a_list(boxes: np.ndarray, kinds: Sequence[ElementType], width: int) -> npt.NDArray[np.bool_]:
-    """Which boxes have one of their type and extent just above or below them (a list's rows)."""
+def in_a_list(boxes: np.ndarray, width: int) -> npt.NDArray[np.bool_]:
+    """Which boxes have another of their extent (start, end and height) just above or below them: a list's
+    rows, whatever the reader called each."""
     x0, y0, x1, y1 = boxes.T
     height = y1 - y0
-    same = np.asarray(kinds, dtype=object)[:, None] == np.asarray(kinds, dtype=object)[None, :]
     slack = ROW_SLACK * width
     aligned = (np.abs(x0[:, None] - x0) <= slack) & (np.abs(x1[:, None] - x1) <= slack)
     alike = np.abs(height[:, None] - height) <= 0.25 * height[:, None]
     gap = np.maximum(y0[None, :] - y1[:, None], y0[:, None] - y1[None, :])
     near = (gap >= -0.25 * height[:, None]) & (gap <= ROW_GAP * height[:, None])
-    rows = same & aligned & alike & near
+    rows = aligned & alike & near
     np.fill_diagonal(rows, False)
     return np.asarray(rows.any(axis=1), dtype=bool)
 
@@ -350,7 +350,7 @@ def search_fields(
         & (y1[:, None] >= closes[:, 3] - 2)
     ).any(axis=1)
     in_tab_strip = (y0 < TAB_STRIP_TOP * screen_height) & (screen_width > screen_height)
-    rows = in_a_list(boxes, [e.type for e in elements], screen_width)
+    rows = in_a_list(boxes, screen_width)
     out = list(elements)
     for g in glyphs:
         gx0, gy0, gx1, gy1 = boxes[g]
