@@ -102,10 +102,15 @@ def ink_core(crop: RGBImage) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bo
     if found is None:
         return None
     ground, _, distance = found
+    core = core_of(distance)
+    return None if core is None else (ground, core)
+
+
+def core_of(distance: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_] | None:
+    """The ink core by the pixels' distances from the ground (see :func:`ink_core`); None with nothing 60 or
+    more from it."""
     farthest = float(distance.max())
-    if farthest < 60:
-        return None
-    return ground, distance >= farthest * 0.5
+    return None if farthest < 60 else distance >= farthest * 0.5
 
 
 def element_pixels(image: RGBImage, element: Element) -> npt.NDArray[np.uint8]:

@@ -25,7 +25,7 @@ import numpy as np
 from detact_service.core import Element, ElementType
 from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
-from detact_service.understanding.colors import ink_differences, rgb_to_hsv
+from detact_service.understanding.colors import core_of, ink_differences, rgb_to_hsv
 from detact_service.understanding.layout_types import retyped
 
 LINK_HUE = (195.0, 255.0)
@@ -116,10 +116,9 @@ def ink_of(crop: RGBImage) -> Ink | None:
     if found is None:
         return None
     ground, difference, distance = found
-    farthest = float(distance.max())
-    if farthest < 60:
+    core = core_of(distance)
+    if core is None:
         return None
-    core = distance >= farthest * 0.5
     summed = difference[distance >= TINT_FLOOR].sum(axis=0)
     tint = tint_of(summed)
     kept = tint_of(difference[core].sum(axis=0)) / tint if tint > 0 else 1.0
