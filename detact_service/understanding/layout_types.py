@@ -130,7 +130,10 @@ SEARCH_FIELD_TYPES = frozenset(
 ROW_SLACK = 0.01
 """A list's rows start and end within this share of the screen's width of each other ..."""
 ROW_GAP = 0.5
-"""... and lie at most this share of a row's height apart."""
+"""... and lie at most this share of a row's height apart ..."""
+ROW_HEIGHTS = 0.5
+"""... and differ in height by at most this share of it (a row with a second line or a larger avatar is
+taller than its neighbours: 70 px between rows of 50 and 48 on a rendered inbox)."""
 FIELD_FILL_SATURATION = 0.3
 """A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
 TAB_STRIP_TOP = 0.08
@@ -307,7 +310,7 @@ def in_a_list(boxes: np.ndarray, width: int) -> npt.NDArray[np.bool_]:
     height = y1 - y0
     slack = ROW_SLACK * width
     aligned = (np.abs(x0[:, None] - x0) <= slack) & (np.abs(x1[:, None] - x1) <= slack)
-    alike = np.abs(height[:, None] - height) <= 0.25 * height[:, None]
+    alike = np.abs(height[:, None] - height) <= ROW_HEIGHTS * height[:, None]
     gap = np.maximum(y0[None, :] - y1[:, None], y0[:, None] - y1[None, :])
     near = (gap >= -0.25 * height[:, None]) & (gap <= ROW_GAP * height[:, None])
     rows = aligned & alike & near

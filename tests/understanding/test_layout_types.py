@@ -299,3 +299,17 @@ def test_a_list_row_or_a_coloured_app_bar_with_a_magnifier_is_no_field() -> None
     white = layout_types(ScreenParse(1024, 768, elements), image)
     assert white.elements[4].type is ElementType.INPUT
     assert [e.type for e in white.elements[:3]] == [ElementType.LIST_ITEM] * 3
+
+
+def test_a_taller_list_row_with_a_magnifier_stays_a_row() -> None:
+    """A rendered inbox's row of 70 px between rows of 50 and 48 px, a magnifier at its right end, is a
+    row: rows of a list differ in height (a second line, a larger avatar)."""
+    rows = [
+        Element((31, 467, 1501, 517), ElementType.LIST_ITEM, text="Nora - Document sound"),
+        Element((32, 516, 1501, 586), ElementType.LIST_ITEM, text="Omar - Notification update"),
+        Element((32, 586, 1501, 634), ElementType.LIST_ITEM, text="Hiro - Calendar product"),
+    ]
+    glyph = Element((1450, 535, 1474, 560), ElementType.BUTTON, icon="search")
+    elements = [e.replace(id=i) for i, e in enumerate([*rows, glyph])]
+    parse = layout_types(ScreenParse(1920, 1080, elements))
+    assert [e.type for e in parse.elements[:3]] == [ElementType.LIST_ITEM] * 3
