@@ -68,13 +68,15 @@ MATCH_TYPES = frozenset(
         ElementType.BUTTON,
         ElementType.CHECKBOX,
         ElementType.RADIO,
+        ElementType.TOGGLE,
         ElementType.TEXT,
     }
 )
 RETYPE = frozenset({ElementType.REGION, ElementType.IMAGE, ElementType.TEXT})
-MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO})
-# A checkbox or radio whose best template is only a shape (a circle, a ticked square) stays a control;
-# one that matches a named pictogram (a gear, a magnifier) was a round icon the segmenter mistook.
+MARK_CONTROLS = frozenset({ElementType.CHECKBOX, ElementType.RADIO, ElementType.TOGGLE})
+# A checkbox, radio or switch whose best template is only a shape (a circle, a ticked square, a switch's
+# track) stays a control; one that matches a named pictogram (a gear, a magnifier, a microphone) was a
+# round icon the segmenter or the reader mistook.
 SHAPE_WORDS = frozenset(
     {
         "checkbox",
@@ -95,6 +97,8 @@ SHAPE_WORDS = frozenset(
         "rounded",
         "multiple",
         "toggle",
+        "left",
+        "right",
         "off",
         "on",
         "checked",

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.pipeline import PROFILES, resolve_backend
 from detact_service.settings import IconSettings, Settings
 from detact_service.stages import Stage, create_stage
@@ -181,6 +181,29 @@ def test_marks_stay_controls_unless_a_pictogram_is_named(tmp_path: Path) -> None
         (ElementType.BUTTON, "settings"),
     ]
     assert out.elements[2].type is ElementType.CHECKBOX
+
+
+@needs_model
+def test_a_switch_stays_a_switch_and_a_pictogram_read_as_one_is_a_button(tmp_path: Path) -> None:
+    """The reader took a phone's round microphone button for a switch (Bing's search bar): a ``toggle``
+    whose glyph the classifier names as a pictogram is a button; a drawn switch (a track and its knob)
+    stays a toggle with its state."""
+    mask = unseen()["settings"][0]
+    image = np.full((60, 200, 3), 255, dtype=np.uint8)
+    box = stamp(image, mask, (10, 10), 28, (20, 20, 20))
+    pictogram = (box[0] - 4, box[1] - 4, box[2] + 4, box[3] + 4)
+    cv2.rectangle(image, (112, 18), (152, 40), (26, 115, 232), -1)
+    cv2.circle(image, (112, 29), 11, (26, 115, 232), -1)
+    cv2.circle(image, (152, 29), 11, (26, 115, 232), -1)
+    cv2.circle(image, (151, 29), 8, (255, 255, 255), -1)  # the knob at the right: on
+    switch = (96, 10, 168, 48)
+    on = ElementState(checked=True)
+    elements = [Element(bbox=b, type=ElementType.TOGGLE, state=on) for b in (pictogram, switch)]
+    out = IconClassifierStage(Settings(icons_dir=tmp_path)).run([image], [ScreenParse(200, 60, elements)])[0]
+    assert (out.elements[0].type, out.elements[0].icon) == (ElementType.BUTTON, "settings")
+    assert out.elements[0].state.checked is None
+    assert out.elements[1].type is ElementType.TOGGLE
+    assert out.elements[1].state.checked is True
 
 
 def test_frames_are_colour_and_polarity_blind() -> None:
