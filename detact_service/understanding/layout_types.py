@@ -24,7 +24,11 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   field's submit button). A browser tab's favicon is no magnifier's field: a box that holds a close button,
   or lies in a landscape screen's tab strip, keeps its type; so do a row of a list (a box of its extent
   just above or below it: a row's trailing magnifier is an action) and an app bar filled in a
-  colour (a field is white, grey or black).
+  colour (a field is white, grey or black). OCR reads a magnifier drawn just before the placeholder as a
+  ``Q`` (``Q搜索或输入网址``, ``QSearch products``, ``Q 搜索``; 25 elements on the 290 phone_real screens):
+  such a text says the magnifier as well, so a wide box whose text starts so where no word does (before a
+  space and a letter, or a CJK character) is a field under the same guards; the ``Q`` leaves the text of
+  such an element, and of a field glued to a capitalised word (``QSearch``, where ``QWidget`` is a word).
 - **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
@@ -134,6 +138,14 @@ ROW_GAP = 0.5
 ROW_HEIGHTS = 0.5
 """... and differ in height by at most this share of it (a row with a second line or a larger avatar is
 taller than its neighbours: 70 px between rows of 50 and 48 on a rendered inbox)."""
+Q_FIELD_ASPECT = 4.0
+"""A box whose text starts with a magnifier read as ``Q`` is a field when at least this many times as wide
+as tall (Google Play's ``Q Search`` tab is 1.6)."""
+MAGNIFIER_Q = re.compile(r"^Q(?:\s+(?=[^\W\d_])|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))")
+"""A ``Q`` that is a magnifier OCR read: before a space and a letter, or glued to a CJK character."""
+MAGNIFIER_Q_GLUED = re.compile(r"^Q(?=[A-Z][a-z])")
+"""... or glued to a capitalised word (``QSearch``), which a word (Qt's ``QWidget``) may be too: trusted
+only in a field."""
 FIELD_FILL_SATURATION = 0.3
 """A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
 TAB_STRIP_TOP = 0.08
@@ -337,9 +349,11 @@ def search_fields(
     """The elements with each box that holds a magnifier at its left or right end typed ``input`` (the
     tightest such box, 4.5 or more magnifiers wide, three or less tall, holding no close button, not in a
     landscape screen's tab strip, not a list's row, not filled in a colour where ``image`` is given; see
-    the module)."""
+    the module), and each box as guarded whose text starts with a magnifier read as ``Q``
+    (:func:`starts_with_magnifier`), :data:`Q_FIELD_ASPECT` or more times as wide as tall."""
     glyphs = [i for i, e in enumerate(elements) if e.icon in SEARCH_GLYPHS]
-    if not glyphs:
+    read_q = [i for i, e in enumerate(elements) if starts_with_magnifier(e.text)]
+    if not glyphs and not read_q:
         return list(elements)
     boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
     x0, y0, x1, y1 = boxes.T
@@ -370,6 +384,30 @@ def search_fields(
             field = int(candidates[np.argmin((x1 - x0)[candidates])])
             if image is None or not filled_in_colour(image, out[field].bbox):
                 out[field] = retyped(out[field], ElementType.INPUT)
+    read_fits = ((x1 - x0) >= Q_FIELD_ASPECT * height) & kinds & ~holds_close & ~in_tab_strip & ~rows
+    for q in (q for q in read_q if read_fits[q]):
+        if image is None or not filled_in_colour(image, out[q].bbox):
+            out[q] = retyped(out[q], ElementType.INPUT)
+    return out
+
+
+def starts_with_magnifier(text: str | None) -> bool:
+    """Whether ``text`` starts with a magnifier OCR read as ``Q`` where no word starts so
+    (:data:`MAGNIFIER_Q`)."""
+    return MAGNIFIER_Q.match(text or "") is not None
+
+
+def magnifier_letters(elements: Sequence[Element]) -> list[Element]:
+    """The elements without the ``Q`` OCR read from a magnifier before their text: where no word starts so
+    (:data:`MAGNIFIER_Q`), and in a field (:data:`MAGNIFIER_Q_GLUED`)."""
+    out = list(elements)
+    for index, element in enumerate(elements):
+        text = element.text or ""
+        found = MAGNIFIER_Q.match(text)
+        if found is None and element.type is ElementType.INPUT:
+            found = MAGNIFIER_Q_GLUED.match(text)
+        if found is not None:
+            out[index] = element.replace(text=text[found.end() :])
     return out
 
 
@@ -399,7 +437,7 @@ def layout_types(parse: ScreenParse, image: RGBImage | None = None) -> ScreenPar
     when elements go. ``image``, the screen, shows which boxes with a magnifier are filled in a colour."""
     elements, arrows = dropdowns(parse.elements)
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
-    elements = search_fields(toolbar_buttons(elements), parse.width, parse.height, image)
+    elements = magnifier_letters(search_fields(toolbar_buttons(elements), parse.width, parse.height, image))
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

@@ -313,3 +313,21 @@ def test_a_taller_list_row_with_a_magnifier_stays_a_row() -> None:
     elements = [e.replace(id=i) for i, e in enumerate([*rows, glyph])]
     parse = layout_types(ScreenParse(1920, 1080, elements))
     assert [e.type for e in parse.elements[:3]] == [ElementType.LIST_ITEM] * 3
+
+
+def test_a_magnifier_read_as_q_makes_a_field_and_leaves_the_text() -> None:
+    """OCR reads a magnifier before a placeholder as ``Q``: a wide box whose text starts so is a field, and
+    the ``Q`` leaves its text; a narrow tab (``Q Search``) keeps its type, a field its glued ``QSearch``
+    placeholder's word, and a code line its ``QWidget``."""
+    bar = Element((10, 56, 570, 120), ElementType.LIST_ITEM, text="Q搜索或输入网址")
+    tab = Element((285, 1123, 434, 1217), ElementType.BUTTON, text="Q Search")
+    field = Element((9, 400, 566, 460), ElementType.INPUT, text="QSearch products")
+    code = Element((20, 700, 560, 730), ElementType.TEXT, text="QWidget *window = new QWidget;")
+    elements = [e.replace(id=i) for i, e in enumerate([bar, tab, field, code])]
+    parse = layout_types(ScreenParse(575, 1280, elements))
+    assert [(e.type, e.text) for e in parse.elements] == [
+        (ElementType.INPUT, "搜索或输入网址"),
+        (ElementType.BUTTON, "Search"),
+        (ElementType.INPUT, "Search products"),
+        (ElementType.TEXT, "QWidget *window = new QWidget;"),
+    ]
