@@ -25,7 +25,7 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   or lies in a landscape screen's tab strip, keeps its type; so do a row of a list (a box of its extent
   just above or below it: a row's trailing magnifier is an action) and an app bar filled in a
   colour (a field is white, grey or black). OCR reads a magnifier drawn just before the placeholder as a
-  ``Q`` (``Q搜索或输入网址``, ``QSearch products``, ``Q 搜索``; 25 elements on the 290 phone_real screens):
+  ``Q`` (``Q搜索或输入网址``, ``QSearch products``, ``Q 搜索``; 21 elements on the 290 phone_real screens):
   such a text says the magnifier as well, so a wide box whose text starts so where no word does (before a
   space and a letter, or a CJK character) is a field under the same guards; the ``Q`` leaves the text of
   such an element, and of a field glued to a capitalised word (``QSearch``, where ``QWidget`` is a word).
