@@ -26,7 +26,10 @@ ROW_OVERLAP = 0.5  # share of the line's height a detector box must span to sit 
 PARTIAL = 0.9  # a box covering less than this share of the line's width holds only some of its words
 MAX_BOX_LINES = 3.0  # a box this many line heights tall or taller is a panel, not a control on the line
 RULE_SHARE = 0.6  # a row of the line inked over this share of its width is a rule or an edge, not text
-GAP_MARGIN = 2  # a word gap must be this many pixels wider than the widest gap inside a word ...
+GAP_MARGIN = 1  # a word gap must be this many pixels wider than the widest gap inside a word (2 missed
+# the 3 px gaps of arXiv's 13 px `new | recent | 2108`, JPEG, against its letters' 2), ...
+MIN_WORD_GAP = 3  # ... and at least this many pixels (2 px apart, the letters of a 16 px `one` stand out of
+# its neighbour `two`'s 1 px) ...
 GAP_RATIO = 1.5  # ... and this many times as wide
 
 
@@ -51,7 +54,7 @@ def word_extents(
     chosen, rest = order[: words - 1], order[words - 1 :]
     widest_rest = int(gaps[rest].max()) if len(rest) else 0
     narrowest = int(gaps[chosen].min())
-    if narrowest < widest_rest + GAP_MARGIN or narrowest < GAP_RATIO * widest_rest:
+    if narrowest < max(widest_rest + GAP_MARGIN, MIN_WORD_GAP) or narrowest < GAP_RATIO * widest_rest:
         return None
     cuts = np.sort(chosen)
     starts = np.concatenate([[columns[0]], columns[cuts + 1]])

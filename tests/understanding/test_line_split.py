@@ -83,6 +83,22 @@ def test_words_are_located_only_when_their_gaps_stand_out() -> None:
     assert word_extents(image, (0, 0, 900, 40), 4) is None  # four words cannot be found in two
 
 
+def test_a_small_fonts_word_gaps_one_pixel_wider_than_its_letter_gaps_are_found() -> None:
+    """A 13 px line of links (arXiv's ``new | recent | 2108`` as JPEG): letters 2 px apart, words 3-5 px."""
+    image = np.full((20, 200, 3), 255, dtype=np.uint8)
+    x, starts = 10, []
+    for letters, gap in ((3, 5), (1, 3), (6, 4), (1, 5), (4, 0)):  # new | recent | 2108
+        starts.append(x)
+        for _ in range(letters):
+            image[4:16, x : x + 5] = 30
+            x += 5 + 2
+        x += gap - 2
+    extents = word_extents(image, (0, 0, 200, 20), 5)
+    assert extents is not None and extents[:, 0].tolist() == starts
+    image[4:16, 40:44] = 30  # a word gap filled: four gaps cannot make five words
+    assert word_extents(image, (0, 0, 200, 20), 5) is None
+
+
 def glyph_line(gaps: list[int], size: int = 20) -> np.ndarray:
     """A white screen with one row of dark square 'characters' (``size`` px, the ink of a CJK line)
     separated by ``gaps`` px, starting at x = 20: no CJK font is installed here, and the rule reads ink."""
