@@ -48,6 +48,7 @@ from detact_service.stages import RGBImage
 from detact_service.understanding.alignment import COLUMN_ROWS, row_groups
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
 from detact_service.understanding.colors import rgb_to_hsv
+from detact_service.understanding.glyph_text import starts_with_magnifier, without_magnifier
 from detact_service.understanding.list_rows import list_rows
 
 DROPDOWN_ARROWS = frozenset({"chevron down", "menu down", "caret down", "triangle down"})
@@ -141,11 +142,6 @@ taller than its neighbours: 70 px between rows of 50 and 48 on a rendered inbox)
 Q_FIELD_ASPECT = 4.0
 """A box whose text starts with a magnifier read as ``Q`` is a field when at least this many times as wide
 as tall (Google Play's ``Q Search`` tab is 1.6)."""
-MAGNIFIER_Q = re.compile(r"^Q(?:\s+(?=[^\W\d_])|(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))")
-"""A ``Q`` that is a magnifier OCR read: before a space and a letter, or glued to a CJK character."""
-MAGNIFIER_Q_GLUED = re.compile(r"^Q(?=[A-Z][a-z])")
-"""... or glued to a capitalised word (``QSearch``), which a word (Qt's ``QWidget``) may be too: trusted
-only in a field."""
 FIELD_FILL_SATURATION = 0.3
 """A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
 TAB_STRIP_TOP = 0.08
@@ -350,9 +346,9 @@ def search_fields(
     tightest such box, 4.5 or more magnifiers wide, three or less tall, holding no close button, not in a
     landscape screen's tab strip, not a list's row, not filled in a colour where ``image`` is given; see
     the module), and each box as guarded whose text starts with a magnifier read as ``Q``
-    (:func:`starts_with_magnifier`), :data:`Q_FIELD_ASPECT` or more times as wide as tall."""
+    (:func:`.glyph_text.starts_with_magnifier`), :data:`Q_FIELD_ASPECT` or more times as wide as tall."""
     glyphs = [i for i, e in enumerate(elements) if e.icon in SEARCH_GLYPHS]
-    read_q = [i for i, e in enumerate(elements) if starts_with_magnifier(e.text)]
+    read_q = [i for i, e in enumerate(elements) if starts_with_magnifier(e.text or "")]
     if not glyphs and not read_q:
         return list(elements)
     boxes = np.asarray([e.bbox for e in elements], dtype=np.float64)
@@ -391,23 +387,15 @@ def search_fields(
     return out
 
 
-def starts_with_magnifier(text: str | None) -> bool:
-    """Whether ``text`` starts with a magnifier OCR read as ``Q`` where no word starts so
-    (:data:`MAGNIFIER_Q`)."""
-    return MAGNIFIER_Q.match(text or "") is not None
-
-
 def magnifier_letters(elements: Sequence[Element]) -> list[Element]:
-    """The elements without the ``Q`` OCR read from a magnifier before their text: where no word starts so
-    (:data:`MAGNIFIER_Q`), and in a field (:data:`MAGNIFIER_Q_GLUED`)."""
+    """The elements without the ``Q`` OCR read from a magnifier before their text
+    (:func:`.glyph_text.without_magnifier`; a glued ``QSearch`` only in a field)."""
     out = list(elements)
-    for index, element in enumerate(elements):
-        text = element.text or ""
-        found = MAGNIFIER_Q.match(text)
-        if found is None and element.type is ElementType.INPUT:
-            found = MAGNIFIER_Q_GLUED.match(text)
-        if found is not None:
-            out[index] = element.replace(text=text[found.end() :])
+    for index in (i for i, e in enumerate(elements) if (e.text or "").startswith("Q")):
+        element = elements[index]
+        text = without_magnifier(element.text or "", element.type is ElementType.INPUT)
+        if text != element.text:
+            out[index] = element.replace(text=text)
     return out
 
 
