@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ScreenParse
-from detact_service.models import ModelUnavailable, model_entry, model_spec, resolve_device
+from detact_service.detectors.ocr_base import ocr_engine_name
+from detact_service.models import ModelUnavailable, model_entry, model_spec
 from detact_service.reparse import (
     Changes,
     ParseState,
@@ -134,9 +135,7 @@ def resolve_backend(slot: str, backend: str | None, settings: Settings) -> str:
     if backend is not None:
         return backend
     if slot == "text":
-        if settings.ocr.engine is not None:
-            return settings.ocr.engine
-        return "easyocr" if resolve_device(settings) == "cuda" else "rapidocr"
+        return ocr_engine_name(settings)
     if slot == "regions":
         if settings.regions.segmenter is not None:
             return settings.regions.segmenter

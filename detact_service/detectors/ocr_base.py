@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import Element, ElementType, ScreenParse
+from detact_service.models import resolve_device
 from detact_service.reparse import Changes
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage
@@ -30,6 +31,14 @@ INK_CONTRAST = 40  # grey levels between ink and the line's background
 INK_CHROMA = 60  # max-min of RGB above which ink counts as coloured (links), below as neutral (prose)
 
 
+def ocr_engine_name(settings: Settings) -> str:
+    """The ``text`` backend the settings choose: ``DETACT_OCR__ENGINE``, else EasyOCR on CUDA and RapidOCR
+    on a CPU."""
+    if settings.ocr.engine is not None:
+        return settings.ocr.engine
+    return "easyocr" if resolve_device(settings) == "cuda" else "rapidocr"
+
+
 class OcrStage(Backend):
     """Base of the ``text`` stage backends: subclasses implement :meth:`read`."""
 
@@ -47,6 +56,16 @@ class OcrStage(Backend):
     def read(self, image: RGBImage) -> list[TextLine]:
         """Text lines of one RGB image."""
         raise NotImplementedError
+
+    def read_boxes(self, image: RGBImage, boxes: npt.NDArray[np.int64]) -> list[tuple[str, float]]:
+        """Text and confidence of each ``(x1, y1, x2, y2)`` box of one RGB image read as one line. Here: each
+        box's lines found by :meth:`read`, joined left to right, at their lowest confidence."""
+        out = []
+        for x1, y1, x2, y2 in boxes.tolist():
+            crop = np.ascontiguousarray(image[y1:y2, x1:x2])
+            lines = sorted(self.read(crop), key=lambda line: float(line[0][:, 0].min()))
+            out.append((" ".join(text for _, text, _ in lines), min((s for _, _, s in lines), default=0.0)))
+        return out
 
     def read_reusing(
         self, image: RGBImage, previous: object | None, changes: Changes | None

@@ -12,10 +12,12 @@ A line whose words cannot be located that way stays whole, and so does a line th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+from rapidfuzz import fuzz
 
 from detact_service import geometry
 from detact_service.core import DETECTOR_SOURCE, Element
@@ -161,22 +163,32 @@ def textless_boxes_on_lines(
     return boxes, box_array, line_boxes, on_line
 
 
-def runs_on(image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> bool:
-    """Whether the ink inside ``box`` runs on into the line's ink beside it: on one side at least, the
-    line's nearest ink outside the box lies within :data:`GLYPH_GAP` line heights of the box's ink."""
+def ink_gaps(
+    image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]
+) -> tuple[float, float] | None:
+    """The blank columns between the line's ink inside ``box`` and its nearest ink outside, on the left
+    and on the right (``inf`` where the line has none there); None when the box holds none of its ink."""
     x1, y1, x2, y2 = (int(v) for v in np.round(line))
     x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, image.shape[1]), min(y2, image.shape[0])
     if x2 - x1 < 2 or y2 - y1 < 2:
-        return False
+        return None
     columns = np.flatnonzero(line_ink(image[y1:y2, x1:x2].astype(np.int16)).any(axis=0)) + x1
     inside = (columns >= box[0]) & (columns < box[2])
     if not inside.any():
-        return False
+        return None
     first, last = columns[inside][[0, -1]]
     left, right = columns[columns < box[0]], columns[columns >= box[2]]
-    gaps = [first - left[-1] - 1] if len(left) else []
-    gaps += [right[0] - last - 1] if len(right) else []
-    return bool(gaps) and min(gaps) <= GLYPH_GAP * (y2 - y1)
+    return (
+        float(first - left[-1] - 1) if len(left) else math.inf,
+        float(right[0] - last - 1) if len(right) else math.inf,
+    )
+
+
+def runs_on(image: RGBImage, line: npt.NDArray[np.float64], box: npt.NDArray[np.float64]) -> bool:
+    """Whether the ink inside ``box`` runs on into the line's ink beside it: on one side at least, the
+    line's nearest ink outside the box lies within :data:`GLYPH_GAP` line heights of the box's ink."""
+    gaps = ink_gaps(image, line, box)
+    return gaps is not None and min(gaps) <= GLYPH_GAP * (line[3] - line[1])
 
 
 def drop_boxes_in_cjk_words(
@@ -253,3 +265,90 @@ def words_for_boxes_on_lines(
         if sum(c.isalnum() for c in named) >= MIN_NAME_CHARACTERS:  # not a glyph or a lone digit read as one
             out[boxes[b]] = out[boxes[b]].replace(text=named)
     return out
+
+
+BoxReader = Callable[[RGBImage, npt.NDArray[np.int64]], list[tuple[str, float]]]
+"""Reads each ``(n, 4)`` box of an image as one line of text: its text and confidence (the OCR stage's
+:meth:`~detact_service.detectors.ocr_base.OcrStage.read_boxes`)."""
+
+READ_CONFIDENCE = 0.8  # a box's own read below this is a glyph or an icon read as letters (`o`, `č`, `{`)
+READ_IN_LINE = 70  # rapidfuzz partial ratio of a box's read to its line's text (`null` in `nul1`: 75)
+READ_WORD_GAP = 0.15  # line heights of blank between a box's ink and the line's beyond it: a word gap
+WORD_EDGES = frozenset(" ,.;:!?()[]{}<>'\"|/-")  # a read that starts or ends at one of these is whole words
+TRAILING_PUNCTUATION = ",;"  # a sentence's comma after a box's words is the sentence's, not the box's
+
+
+def read_boxes_on_lines(
+    image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element], read: BoxReader | None
+) -> list[Element]:
+    """``widgets`` with each textless detector box that lies on an OCR line of two or more words given
+    the text of its own pixels, read by ``read`` (all boxes of the screen in one call): inline code,
+    links and table cells whose words :func:`words_for_boxes_on_lines` cannot locate, because OCR glued or
+    split words the ink does not (``out file`` for ``outfile``, ``propertyobjectMode``) or a cell's rule
+    sits in the gap between two words. A read is kept when it is confident (:data:`READ_CONFIDENCE`), has
+    two letters or digits, is part of the line's text (:data:`READ_IN_LINE`: the box is text, not an
+    icon), and holds whole words: it starts and ends at word edges of the line's text, or the box's ink
+    stands a word gap (:data:`READ_WORD_GAP`) clear of the line's ink beside it."""
+    worded = [t for t in texts if len((t.text or "").split()) >= 2]
+    boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
+    if image is None or read is None or not on_line.any():
+        return list(widgets)
+    picked = np.flatnonzero(on_line.any(axis=1))
+    lines = on_line[picked].argmax(axis=1)
+    crops = np.stack(
+        [
+            np.maximum(box_array[picked, 0], line_boxes[lines, 0]),
+            line_boxes[lines, 1],
+            np.minimum(box_array[picked, 2], line_boxes[lines, 2]),
+            line_boxes[lines, 3],
+        ],
+        axis=1,
+    )
+    crops = np.clip(np.round(crops), 0, [image.shape[1], image.shape[0]] * 2).astype(np.int64)
+    wide = (crops[:, 2] - crops[:, 0] >= 3) & (crops[:, 3] - crops[:, 1] >= 3)
+    picked, lines, crops = picked[wide], lines[wide], crops[wide]
+    if not len(picked):
+        return list(widgets)
+    out = list(widgets)
+    for b, line, (text, score) in zip(picked.tolist(), lines.tolist(), read(image, crops), strict=True):
+        words = text.strip().rstrip(TRAILING_PUNCTUATION).strip()
+        if score < READ_CONFIDENCE or sum(c.isalnum() for c in words) < MIN_NAME_CHARACTERS:
+            continue
+        line_text = worded[line].text or ""
+        if not in_line(words, line_text):
+            continue
+        gaps = ink_gaps(image, line_boxes[line], box_array[b])
+        height = line_boxes[line, 3] - line_boxes[line, 1]
+        clear = gaps is not None and min(gaps) >= max(MIN_WORD_GAP, READ_WORD_GAP * height)
+        if clear or at_word_edges(words, line_text):
+            out[boxes[b]] = out[boxes[b]].replace(text=words)
+    return out
+
+
+def squeezed(text: str) -> str:
+    """``text`` without spaces, case-folded: OCR glues and splits words differently in a line and a box."""
+    return "".join(text.split()).casefold()
+
+
+def in_line(words: str, line_text: str) -> bool:
+    """Whether ``words`` read in a box are part of the line's text (:data:`READ_IN_LINE`)."""
+    return (
+        max(
+            fuzz.partial_ratio(words.casefold(), line_text.casefold()),
+            fuzz.partial_ratio(squeezed(words), squeezed(line_text)),
+        )
+        >= READ_IN_LINE
+    )
+
+
+def at_word_edges(words: str, line_text: str) -> bool:
+    """Whether ``words`` match a run of the line's text that starts and ends at word edges (a space, a
+    punctuation mark or the line's ends): a box that cuts a word (``devi`` of ``device``) does not."""
+    text, line = words.casefold(), line_text.casefold()
+    match = fuzz.partial_ratio_alignment(text, line)
+    if match is None:
+        return False
+    start, end = match.dest_start, match.dest_end
+    starts = start == 0 or line[start - 1] in WORD_EDGES or text[:1] in WORD_EDGES
+    ends = end >= len(line) or line[end] in WORD_EDGES or text[-1:] in WORD_EDGES
+    return starts and ends

@@ -37,7 +37,9 @@ from detact_service.core import (
     ElementType,
     ScreenParse,
 )
-from detact_service.stages import Backend, RGBImage, register
+from detact_service.detectors.ocr_base import OcrStage, ocr_engine_name
+from detact_service.settings import Settings
+from detact_service.stages import Backend, RGBImage, backend_class, register
 from detact_service.understanding.glyph_text import WORD_CONFIDENCE, is_glyph_text, is_letter_text
 from detact_service.understanding.ink_fit import (
     drop_bare_boxes,
@@ -46,8 +48,10 @@ from detact_service.understanding.ink_fit import (
     reads_a_drawing,
 )
 from detact_service.understanding.line_split import (
+    BoxReader,
     boxes_on_lines,
     drop_boxes_in_cjk_words,
+    read_boxes_on_lines,
     split_lines_at_boxes,
     words_for_boxes_on_lines,
 )
@@ -698,9 +702,12 @@ def merge_elements(
     screen_width: int | None = None,
     screen_height: int | None = None,
     image: RGBImage | None = None,
+    read: BoxReader | None = None,
 ) -> list[Element]:
     """The merge stage's work on one screen's raw elements (``image``: its screenshot, to cut OCR lines
-    that run across several controls: :func:`.line_split.split_lines_at_boxes`)."""
+    that run across several controls: :func:`.line_split.split_lines_at_boxes`; ``read``: the OCR stage's
+    reader of boxes, for detector boxes in a line whose words the ink does not locate:
+    :func:`.line_split.read_boxes_on_lines`)."""
     elements = admit_landscape_boxes(elements)
     if screen_width is not None and screen_height is not None:
         elements = drop_containers(elements, screen_width * screen_height)
@@ -727,6 +734,7 @@ def merge_elements(
     rules = screen_rules(image) if image is not None and min(image.shape[:2]) > 0 else None
     others = drop_frame_stretches(rules, others)
     others = words_for_boxes_on_lines(image, texts, others)
+    others = read_boxes_on_lines(image, texts, others, read)
     texts, others = fit_to_cells(image, texts, others, rules)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)
@@ -741,12 +749,30 @@ def merge_elements(
     return [element.replace(id=index) for index, element in enumerate(ordered)]
 
 
+def box_reader(settings: Settings) -> BoxReader | None:
+    """The settings' OCR engine's reader of boxes (:meth:`.OcrStage.read_boxes`; its model is the text
+    stage's, loaded once), or None when that engine cannot run here or reads no boxes."""
+    try:
+        engine = backend_class("text", ocr_engine_name(settings), settings)
+    except ValueError:
+        return None
+    if not issubclass(engine, OcrStage) or engine.available(settings) is not None:
+        return None
+    return engine(settings).read_boxes
+
+
 @register("merge", "default")
 class MergeStage(Backend):
     """The ``merge`` stage."""
 
+    config = ("ocr",)
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.read = box_reader(settings)
+
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
         return [
-            parse.with_elements(merge_elements(parse.elements, parse.width, parse.height, image))
+            parse.with_elements(merge_elements(parse.elements, parse.width, parse.height, image, self.read))
             for image, parse in zip(images, parses, strict=True)
         ]

@@ -31,6 +31,7 @@ from detact_service.understanding.merge import (
     GROUP_INSIDE,
     LABELLED_MARKS,
     admit_landscape_boxes,
+    box_reader,
     merge_elements,
 )
 from detact_service.understanding.reader import NO_INDICATOR, TYPES, ReaderAttributeStage
@@ -64,11 +65,12 @@ def unmark(elements: Sequence[Element], indices: npt.NDArray[np.int64]) -> list[
 class ReaderMergeStage(Backend):
     """The ``merge`` stage of the ``full`` profile: marks the reader does not confirm are icons."""
 
-    config = ("attributes", "device")
+    config = ("attributes", "device", "ocr")
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.reader = ReaderAttributeStage(settings)
+        self.read = box_reader(settings)
 
     @classmethod
     def available(cls, settings: Settings) -> str | None:
@@ -122,6 +124,6 @@ class ReaderMergeStage(Backend):
                 start += len(picked)
                 elements[position] = unmark(elements[position], picked[verdicts])
         return [
-            parse.with_elements(merge_elements(found, parse.width, parse.height, image))
+            parse.with_elements(merge_elements(found, parse.width, parse.height, image, self.read))
             for image, parse, found in zip(images, parses, elements, strict=True)
         ]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from detact_service.core import ElementType, ScreenParse
+from detact_service.detectors.ocr_base import OcrStage
 from detact_service.detectors.ocr_rapid import OcrProfile
 from detact_service.settings import Settings
 from detact_service.stages import create_stage
@@ -30,6 +31,15 @@ def test_ocr_reads_the_form_words_with_boxes_on_them(backend: str, form: np.ndar
     cx, cy = submit.center
     assert 620 < cx < 860 and 660 < cy < 716
     assert stage.model_version()
+
+
+@pytest.mark.parametrize("backend", ["rapidocr", pytest.param("easyocr", marks=pytest.mark.slow)])
+def test_each_backend_reads_a_box_of_the_screen_as_one_line(backend: str, form: np.ndarray) -> None:
+    stage = create_stage("text", backend, Settings(device="cpu"))
+    assert isinstance(stage, OcrStage)
+    (submit, score), (blank, _) = stage.read_boxes(form, np.array([[620, 660, 860, 716], [0, 0, 40, 30]]))
+    assert submit == "Submit" and score > 0.8
+    assert not any(c.isalnum() for c in blank)  # the form's blank top-left corner
 
 
 @pytest.mark.parametrize("size", [12, 16, 22, 34])

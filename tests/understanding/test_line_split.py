@@ -10,10 +10,12 @@ from detact_service.core import Element, ElementType
 from detact_service.settings import Settings
 from detact_service.understanding.line_split import (
     drop_boxes_in_cjk_words,
+    read_boxes_on_lines,
     split_lines_at_boxes,
     word_extents,
+    words_for_boxes_on_lines,
 )
-from detact_service.understanding.merge import merge_elements
+from detact_service.understanding.merge import box_reader, merge_elements
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -166,8 +168,6 @@ def test_in_a_sentence_a_phrase_boxed_between_commas_goes_too() -> None:
 def test_an_inline_link_boxed_inside_a_line_of_text_gets_its_words() -> None:
     """A list of authors read as one line: the line stays whole (words with letters lie outside the boxes),
     and the detector's box round one author's name names it; a box that cuts a word through names nothing."""
-    from detact_service.understanding.line_split import words_for_boxes_on_lines
-
     words = ["By", "Ada", "Lovelace,", "Alan", "Turing", "and", "others"]
     image, boxes = draw_row(words, gap=7)
     line = ocr_line(image)
@@ -176,3 +176,24 @@ def test_an_inline_link_boxed_inside_a_line_of_text_gets_its_words() -> None:
     cutting = detector_box((boxes[5][0] + 24, 4, boxes[6][2], 36))  # from past the middle of `and` on
     named = words_for_boxes_on_lines(image, [line], [author, cutting])
     assert [e.text for e in named] == ["Alan Turing", None]
+
+
+def test_a_box_in_a_line_whose_words_the_ink_cannot_locate_gets_the_words_it_reads() -> None:
+    """OCR split ``outfile`` into ``out file``: eight words in the line's text, seven in its ink, so the
+    words cannot be located and the code span's box would stay empty; read on its own, it gets
+    ``outfile``. A box that cuts ``device`` through reads ``vice``, a part of a word, and names nothing."""
+    words = ["Write", "the", "data", "to", "outfile", "rather", "than", "device"]
+    image, boxes = draw_row(words, gap=7)
+    line = ocr_line(image)
+    line = line.replace(text=(line.text or "").replace("outfile", "out file"))
+    _, y1, _, y2 = line.bbox
+    code = detector_box((boxes[4][0], y1 - 1, boxes[4][2], y2 + 1))
+    cutting = detector_box(((boxes[7][0] + boxes[7][2]) // 2, y1 - 1, boxes[7][2], y2 + 1))
+    assert [e.text for e in words_for_boxes_on_lines(image, [line], [code, cutting])] == [None, None]
+    read = box_reader(Settings())
+    assert read is not None
+    named = read_boxes_on_lines(image, [line], [code, cutting], read)
+    assert [e.text for e in named] == ["outfile", None]
+    assert read_boxes_on_lines(image, [line], [code, cutting], None) == [code, cutting]
+    merged = merge_elements([line, code, cutting], 900, 40, image, read)
+    assert "outfile" in [e.text for e in merged]
