@@ -754,7 +754,7 @@ def box_reader(settings: Settings) -> BoxReader | None:
     stage's, loaded once), or None when that engine cannot run here or reads no boxes."""
     try:
         engine = backend_class("text", ocr_engine_name(settings), settings)
-    except ValueError:
+    except (ValueError, ImportError):
         return None
     if not issubclass(engine, OcrStage) or engine.available(settings) is not None:
         return None
