@@ -285,10 +285,11 @@ def read_boxes_on_lines(
     the text of its own pixels, read by ``read`` (all boxes of the screen in one call): inline code,
     links and table cells whose words :func:`words_for_boxes_on_lines` cannot locate, because OCR glued or
     split words the ink does not (``out file`` for ``outfile``, ``propertyobjectMode``) or a cell's rule
-    sits in the gap between two words. A read is kept when it is confident (:data:`READ_CONFIDENCE`), has
-    two letters or digits, is part of the line's text (:data:`READ_IN_LINE`: the box is text, not an
-    icon), and holds whole words: it starts and ends at word edges of the line's text, or the box's ink
-    stands a word gap (:data:`READ_WORD_GAP`) clear of the line's ink beside it."""
+    sits in the gap between two words; and a breadcrumb's ``Home`` whose line a box round the rest of it
+    took (``texts`` are the lines before any box took them). A read is kept when it is confident
+    (:data:`READ_CONFIDENCE`), has two letters or digits, is part of the line's text (:data:`READ_IN_LINE`:
+    the box is text, not an icon), and holds whole words: it starts and ends at word edges of the line's
+    text, or the box's ink stands a word gap (:data:`READ_WORD_GAP`) clear of the line's ink beside it."""
     worded = [t for t in texts if len((t.text or "").split()) >= 2]
     boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
     if image is None or read is None or not on_line.any():

@@ -728,13 +728,14 @@ def merge_elements(
     others = drop_mark_rows(texts, others, pointer)
     if pointer:
         others = drop_text_panels(texts, others, image)
+    lines = texts  # before a box takes its text: a box beside it on its line reads its own part
     texts, others = attach_text(texts, others)
     if pointer:
         others = drop_nested_twins(others)
     rules = screen_rules(image) if image is not None and min(image.shape[:2]) > 0 else None
     others = drop_frame_stretches(rules, others)
     others = words_for_boxes_on_lines(image, texts, others)
-    others = read_boxes_on_lines(image, texts, others, read)
+    others = read_boxes_on_lines(image, lines, others, read)  # lines a box round them took count too
     texts, others = fit_to_cells(image, texts, others, rules)
     others = label_padded_boxes(others)
     others = drop_blank_panels(others)

@@ -197,3 +197,18 @@ def test_a_box_in_a_line_whose_words_the_ink_cannot_locate_gets_the_words_it_rea
     assert read_boxes_on_lines(image, [line], [code, cutting], None) == [code, cutting]
     merged = merge_elements([line, code, cutting], 900, 40, image, read)
     assert "outfile" in [e.text for e in merged]
+
+
+def test_a_box_beside_the_box_that_took_its_line_reads_its_own_words() -> None:
+    """A breadcrumb read as one line (OCR split ``Autonomous``, so its words cannot be located): the box
+    round most of it takes the whole line, and the box round ``Home`` reads its own word."""
+    words = ["Home", ">", "Autonomous", "Agents", ">", "Article"]
+    image, boxes = draw_row(words, gap=7)
+    line = ocr_line(image)
+    line = line.replace(text=(line.text or "").replace("Autonomous", "Auto nomous"))
+    _, y1, _, y2 = line.bbox
+    home = detector_box((boxes[0][0], y1 - 1, boxes[0][2], y2 + 1))
+    rest = detector_box((boxes[2][0], y1 - 1, boxes[5][2], y2 + 1))
+    merged = merge_elements([line, home, rest], 900, 40, image, box_reader(Settings()))
+    assert [e.text for e in merged] == ["Home", line.text]
+    assert [e.text for e in merge_elements([line, home, rest], 900, 40, image)] == [None, line.text]
