@@ -33,6 +33,8 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
   close button stays (it is a control of its own), and an OCR ``X`` read from it leaves the title.
+- **The open tab by its look.** In a row of tabs none of which is selected, the one drawn unlike the others
+  is the open one (:mod:`~detact_service.understanding.tab_looks`).
 """
 
 from __future__ import annotations

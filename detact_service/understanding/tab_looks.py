@@ -113,6 +113,8 @@ def band_colour(image: RGBImage, boxes: npt.NDArray[np.float64]) -> npt.NDArray[
 
 def standout(image: RGBImage, boxes: npt.NDArray[np.float64]) -> int | None:
     """The index of the one box of a row of tabs drawn unlike the rest, or None."""
+    height, width = image.shape[:2]
+    boxes = np.clip(boxes, 0, [width, height, width, height])
     looks = tab_looks(image, boxes)
     if len(boxes) >= 3:
         return odd_one(part_distances(looks, np.median(looks, axis=0)), STANDS_OUT)

@@ -80,6 +80,9 @@ def test_rows_where_none_or_two_stand_out_or_one_is_selected_are_left_alone() ->
     assert current_tabs(image, tabs) == tabs
     buttons = [e.replace(type=ElementType.BUTTON) for e in tabs]
     assert current_tabs(image, buttons) == buttons
+    image, tabs = tab_strip([STRIP, PAGE, STRIP, STRIP], ink)
+    slivers = [e.replace(bbox=(e.bbox[0], 198, e.bbox[0] + 2, 205)) for e in tabs]  # off the screen's foot
+    assert selected(current_tabs(image, slivers)) == [None] * 4
 
 
 def test_tabs_on_one_line_are_a_row_however_far_apart() -> None:
