@@ -499,6 +499,68 @@ def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Elem
     ]
 
 
+SCREEN_DIM_SHARE = 0.6  # ... and at most this share of the screen's enabled elements of its type
+SCREEN_PEERS = 3  # the fewest enabled elements of its type that make a screen's norm
+MAX_PEERS = 32  # enabled elements measured for that norm at most (evenly spaced): bounded cost
+MIN_INK = 24.0  # ... of those that show something: blank cells and empty rows make no norm
+
+
+PANEL_SHARE = 0.5  # a row or column at least this much disabled is a disabled panel or table
+
+
+def disabled_groups(elements: Sequence[Element]) -> set[int]:
+    """The elements of rows and columns (:func:`row_groups`, :func:`column_groups`, among the elements with a
+    ``disabled`` state) of which at least :data:`PANEL_SHARE` are disabled: a disabled panel or table (the
+    reader misses some of its cells), which speaks for each."""
+    stated = [i for i, e in enumerate(elements) if e.state.disabled is not None]
+    if len(stated) < COLUMN_ROWS:
+        return set()
+    flagged = np.asarray([bool(elements[i].state.disabled) for i in stated], dtype=bool)
+    boxes = boxes_of([elements[i] for i in stated])
+    whole: set[int] = set()
+    for groups in (row_groups(boxes), column_groups(boxes)):
+        for label in np.unique(groups[groups >= 0]).tolist():
+            members = np.flatnonzero(groups == label)
+            if flagged[members].mean() >= PANEL_SHARE:
+                whole |= {stated[i] for i in members.tolist()}
+    return whole
+
+
+def paler_than_its_kind(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
+    """The elements with ``disabled`` cleared where a control stands out no paler than the screen's enabled
+    elements of its type: its ink's contrast above :data:`SCREEN_DIM_SHARE` of theirs (the median over
+    those that show something, :data:`MIN_INK`, from :data:`SCREEN_PEERS` of them or more).
+    :func:`relative_disabled` compares a control with its row or column; this, one with no such group (a
+    status bar's ``100%``, an address bar's URL, a search field's placeholder), with its kind on the whole
+    screen; a row or column mostly disabled (a disabled table, :func:`disabled_groups`) is left as it is. On
+    the 60 ScreenAgent desktops the reader's flags that were right (a greyed redo, paste or back arrow, a
+    greyed send button) stood at 0.22-0.57 of their kind's contrast, most wrong ones at 0.6-1.7
+    (``docs/ARCHITECTURE.md``, the reader)."""
+    flagged = [i for i, e in enumerate(elements) if e.state.disabled]
+    if not flagged:
+        return list(elements)
+    flagged = [i for i in flagged if i not in disabled_groups(elements)]
+    cleared: set[int] = set()
+    for kind in {elements[i].type for i in flagged}:
+        peers = [i for i, e in enumerate(elements) if e.type is kind and e.state.disabled is False]
+        if len(peers) < SCREEN_PEERS:
+            continue
+        sample = peers[:: -(-len(peers) // MAX_PEERS)]  # a few dozen crops a screen at most
+        inked = [c for c in (ink_contrast(image, elements[i].bbox) for i in sample) if c >= MIN_INK]
+        if len(inked) < SCREEN_PEERS:
+            continue
+        norm = float(np.median(inked))
+        cleared |= {
+            i
+            for i in flagged
+            if elements[i].type is kind and ink_contrast(image, elements[i].bbox) > SCREEN_DIM_SHARE * norm
+        }
+    return [
+        e.replace(state=dataclasses.replace(e.state, disabled=False)) if i in cleared else e
+        for i, e in enumerate(elements)
+    ]
+
+
 def with_dimmed_answers(
     reading: Reading, rows: npt.NDArray[np.int64], disabled: npt.NDArray[np.float32]
 ) -> Reading:
@@ -770,12 +832,15 @@ class ReaderAttributeStage(Backend):
         start = 0
         for image, parse, picked in zip(images, parses, picks, strict=True):
             elements = list(parse.elements)
-            read_elements = relative_disabled(
+            read_elements = paler_than_its_kind(
                 image,
-                apply_reading(
-                    flat[start : start + len(picked)],
-                    reading.part(slice(start, start + len(picked))),
-                    self.settings.attributes.min_confidence,
+                relative_disabled(
+                    image,
+                    apply_reading(
+                        flat[start : start + len(picked)],
+                        reading.part(slice(start, start + len(picked))),
+                        self.settings.attributes.min_confidence,
+                    ),
                 ),
             )
             read_elements = self.checkable_kinds(

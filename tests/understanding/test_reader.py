@@ -454,6 +454,35 @@ def test_a_control_drawn_as_dark_as_its_enabled_row_is_not_disabled() -> None:
     assert relative_disabled(image, alone) == alone
 
 
+def test_a_control_no_paler_than_the_screens_enabled_ones_of_its_kind_is_not_disabled() -> None:
+    """A status bar's `100%` and an address bar's URL, grey on their own and with no row of their kind to
+    compare with, read as disabled; a control is disabled when it is drawn paler than the screen's enabled
+    ones of its type, or stands in a mostly disabled column (a disabled table)."""
+    from PIL import Image, ImageDraw
+
+    from detact_service.understanding.reader import paler_than_its_kind
+
+    image = Image.new("RGB", (900, 500), (240, 240, 240))
+    draw = ImageDraw.Draw(image)
+    elements = []
+
+    def button(x: int, y: int, ink: tuple[int, int, int], disabled: bool) -> None:
+        draw.rectangle((x + 10, y + 10, x + 70, y + 20), fill=ink)  # the caption's ink
+        box = (x, y, x + 80, y + 30)
+        elements.append(Element(box, ElementType.BUTTON, state=ElementState(disabled=disabled)))
+
+    for k in range(4):  # enabled buttons, dark captions, scattered
+        button(20 + 200 * k, 20 + 60 * (k % 2), (30, 30, 30), False)
+    button(20, 300, (110, 110, 110), True)  # grey, but not much paler: a status bar's text
+    button(300, 300, (205, 205, 205), True)  # a greyed-out button
+    for k in range(3):  # a disabled table's column: grey, the reader unsure of one cell
+        button(600, 200 + 32 * k, (80, 80, 80), k != 1)
+    said = [e.state.disabled for e in paler_than_its_kind(np.asarray(image), elements)]
+    assert said == [False] * 4 + [False, True] + [True, False, True]
+    alone = elements[4:6]  # no enabled ones of their kind: the reader's answers stand
+    assert paler_than_its_kind(np.asarray(image), alone) == alone
+
+
 FORM = """<!doctype html><html><body style="font: 16px sans-serif; margin: 60px; background: #2b2b2b;
 color: #ddd"><div id="row" style="width: 420px; padding: 6px 4px">
 <label id="label"><input type="checkbox" checked style="width: 16px; height: 16px"> Remember me</label>
