@@ -499,7 +499,7 @@ def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Elem
     ]
 
 
-SCREEN_DIM_SHARE = 0.6  # ... and at most this share of the screen's enabled elements of its type
+SCREEN_DIM_SHARE = 0.6  # a disabled control's ink contrast is at most this share of its kind's on the screen
 SCREEN_PEERS = 3  # the fewest enabled elements of its type that make a screen's norm
 MAX_PEERS = 32  # enabled elements measured for that norm at most (evenly spaced): bounded cost
 MIN_INK = 24.0  # ... of those that show something: blank cells and empty rows make no norm

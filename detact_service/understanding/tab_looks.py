@@ -17,6 +17,7 @@ Tabs are few, so their crops are read in a loop.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from detact_service.core import Element, ElementState, ElementType
+from detact_service.core import Element, ElementType
 from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
 
@@ -47,8 +48,7 @@ RING = 3
 """The outline: the 90th percentile of each channel's distance from the fill over the box's outer ``RING``
 pixels (a border drawn round the open tab alone)."""
 SAME_LINE = 0.25
-"""Tabs whose vertical centres lie within this share of the lower one's height ...
-"""
+"""Tabs whose vertical centres lie within this share of the lower one's height ..."""
 SAME_HEIGHT = 1.3
 """... and whose heights agree within this ratio are of one row, however far apart (a tab between them may
 have been typed otherwise)."""
@@ -140,16 +140,7 @@ def tab_rows(boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
 
 def selected_as(element: Element, selected: bool) -> Element:
     """``element`` with its ``selected`` state set."""
-    state = element.state
-    return element.replace(
-        state=ElementState(
-            checked=state.checked,
-            selected=selected,
-            focused=state.focused,
-            highlighted=state.highlighted,
-            disabled=state.disabled,
-        )
-    )
+    return element.replace(state=dataclasses.replace(element.state, selected=selected))
 
 
 def current_tabs(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
