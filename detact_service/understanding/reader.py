@@ -12,6 +12,7 @@ never ``False``. OCR text is kept: the reader changes types and states only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from detact_service.core import DETECTOR_SOURCE, PHONE_ASPECT, Element, ElementState, ElementType, ScreenParse
-from detact_service.geometry import boxes_of
+from detact_service.geometry import as_boxes, boxes_of
 from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resolve_device
 from detact_service.reparse import Changes, RowMemo
 from detact_service.settings import Settings
@@ -465,6 +466,20 @@ def ink_contrast(image: RGBImage, box: tuple[int, int, int, int]) -> float:
     return float(high - low)
 
 
+@functools.lru_cache(maxsize=4)
+def box_groups(boxes: tuple[tuple[int, int, int, int], ...]) -> tuple[npt.NDArray[np.int64], ...]:
+    """The rows and the columns (:func:`row_groups`, :func:`column_groups`) of ``boxes``; cached, as
+    :func:`relative_disabled` and :func:`disabled_groups` ask for those of the same boxes one after the
+    other (the elements with a ``disabled`` state: clearing a flag keeps its element stated)."""
+    array = as_boxes(boxes)
+    return row_groups(array), column_groups(array)
+
+
+def stated_groups(elements: Sequence[Element]) -> tuple[npt.NDArray[np.int64], ...]:
+    """The rows and the columns of the elements that have a ``disabled`` state, indexed among those."""
+    return box_groups(tuple(e.bbox for e in elements if e.state.disabled is not None))
+
+
 def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
     """The elements with ``disabled`` cleared where a control in a row or a column of its kind
     (:func:`row_groups`, :func:`column_groups`) is drawn no dimmer than its enabled neighbours: its ink's
@@ -476,10 +491,9 @@ def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Elem
     flagged = np.asarray([bool(elements[i].state.disabled) for i in stated], dtype=bool)
     if len(stated) < COLUMN_ROWS or not flagged.any():
         return list(elements)
-    boxes = boxes_of([elements[i] for i in stated])
     cleared: set[int] = set()
     contrast: dict[int, float] = {}
-    for groups in (row_groups(boxes), column_groups(boxes)):
+    for groups in stated_groups(elements):
         for label in np.unique(groups[groups >= 0]).tolist():
             members = groups == label
             if flagged[members].all() or not flagged[members].any():
@@ -516,9 +530,8 @@ def disabled_groups(elements: Sequence[Element]) -> set[int]:
     if len(stated) < COLUMN_ROWS:
         return set()
     flagged = np.asarray([bool(elements[i].state.disabled) for i in stated], dtype=bool)
-    boxes = boxes_of([elements[i] for i in stated])
     whole: set[int] = set()
-    for groups in (row_groups(boxes), column_groups(boxes)):
+    for groups in stated_groups(elements):
         for label in np.unique(groups[groups >= 0]).tolist():
             members = np.flatnonzero(groups == label)
             if flagged[members].mean() >= PANEL_SHARE:
@@ -539,7 +552,8 @@ def paler_than_its_kind(image: RGBImage, elements: Sequence[Element]) -> list[El
     flagged = [i for i, e in enumerate(elements) if e.state.disabled]
     if not flagged:
         return list(elements)
-    flagged = [i for i in flagged if i not in disabled_groups(elements)]
+    panels = disabled_groups(elements)
+    flagged = [i for i in flagged if i not in panels]
     cleared: set[int] = set()
     for kind in {elements[i].type for i in flagged}:
         peers = [i for i, e in enumerate(elements) if e.type is kind and e.state.disabled is False]
