@@ -10,8 +10,9 @@
 - **A framed box with its text at the left is a field, not a list row.** A line edit holding a value
   (``8080``, ``/home/user``) is a box drawn on its own (a frame or a fill that stops at its ends), its text
   at the left and nothing in its right part; the reader called such boxes list rows or text. A list row
-  is not drawn in a frame of its own (a table's row lines run on past a cell, :func:`.ruled_cells.is_framed`)
-  or holds something at its right end (a chevron, a date).
+  is not drawn in a frame of its own (a table's row lines run on past a cell, :func:`.ruled_cells.is_framed`),
+  holds something at its right end (a chevron, a date), or touches a row as wide as it above or below (a
+  list's rows follow one another without a gap, its selected row framed; a form's fields stand apart).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import cv2
 import numpy as np
 
 from detact_service.core import Element, ElementType
+from detact_service.geometry import boxes_of
 from detact_service.stages import RGBImage
 from detact_service.understanding.layout_types import retyped
 from detact_service.understanding.ruled_cells import horizontal_rules, is_framed
@@ -138,6 +140,40 @@ FILL_CONTRAST = 60
 row is filled in black or an accent colour."""
 
 
+LIST_ROW_TYPES = frozenset({ElementType.LIST_ITEM, ElementType.MENU_ITEM})
+"""The types of a list's other rows (a caption under a field is text)."""
+ROW_TOUCH = 2
+"""A box whose top or bottom lies this many pixels or fewer from (or as far into) the bottom or top of
+a list row (:data:`LIST_ROW_TYPES`) as wide ..."""
+ROW_EDGES = 0.02
+"""... its left and right ends within this share of its width (3 px at least) of the other's ..."""
+ROW_HEIGHTS = 2.0
+"""... and the two heights within this factor of each other, is a list's row: a form's fields stand 4 px
+apart or more."""
+
+
+def touching_rows(boxes: np.ndarray, candidates: Sequence[int], rows: np.ndarray) -> np.ndarray:
+    """For each of ``candidates``, whether one of the ``rows`` (a mask over ``boxes``) as wide, about as
+    tall, touches it above or below (:data:`ROW_TOUCH`)."""
+    chosen = np.asarray(candidates, dtype=np.int64)
+    mine = boxes[chosen][:, None, :]
+    others = boxes[rows][None, :, :]
+    width = mine[..., 2] - mine[..., 0]
+    tolerance = np.maximum(ROW_EDGES * width, 3.0)
+    heights = np.maximum(mine[..., 3] - mine[..., 1], 1.0), np.maximum(others[..., 3] - others[..., 1], 1.0)
+    ratio = np.maximum(heights[0], heights[1]) / np.minimum(heights[0], heights[1])
+    touching = (np.abs(mine[..., 3] - others[..., 1]) <= ROW_TOUCH) | (
+        np.abs(mine[..., 1] - others[..., 3]) <= ROW_TOUCH
+    )
+    alike = (
+        (np.abs(mine[..., 0] - others[..., 0]) <= tolerance)
+        & (np.abs(mine[..., 2] - others[..., 2]) <= tolerance)
+        & (ratio <= ROW_HEIGHTS)
+    )
+    itself = np.flatnonzero(rows)[None, :] == chosen[:, None]
+    return np.asarray((touching & alike & ~itself).any(axis=1), dtype=bool)
+
+
 def ground_of(pixels: np.ndarray) -> int:
     """The commonest grey level of some pixels."""
     return int(np.bincount(pixels.ravel(), minlength=256).argmax()) if pixels.size else -1
@@ -179,7 +215,8 @@ def fill_like_ground(grey: np.ndarray, box: tuple[int, int, int, int]) -> bool:
 
 def framed_fields(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
     """The elements with each wide list row or text with text (:data:`FIELD_TYPES`) that is drawn in a frame
-    of its own with nothing in its right part typed ``input``."""
+    of its own with nothing in its right part, and touches no row like it (:func:`touching_rows`), typed
+    ``input``."""
     height, width = image.shape[:2]
     candidates = [
         i
@@ -192,6 +229,10 @@ def framed_fields(image: RGBImage, elements: Sequence[Element]) -> list[Element]
         and e.bbox[2] <= width
         and e.bbox[3] <= height
     ]
+    if candidates:
+        rows = np.asarray([e.type in LIST_ROW_TYPES for e in elements], dtype=bool)
+        in_a_list = touching_rows(boxes_of(elements), candidates, rows)
+        candidates = [i for i, listed in zip(candidates, in_a_list.tolist(), strict=True) if not listed]
     if not candidates:
         return list(elements)
     grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)

@@ -26,7 +26,7 @@ from detact_service.models import ModelSpec, ModelUnavailable, model_spec, resol
 from detact_service.reparse import Changes, RowMemo
 from detact_service.settings import Settings
 from detact_service.stages import Backend, RGBImage, StageUnavailable, register, verified_session
-from detact_service.understanding.alignment import COLUMN_ROWS, column_groups, row_groups
+from detact_service.understanding.alignment import COLUMN_ROWS, column_groups, list_groups, row_groups
 from detact_service.understanding.attribute_codec import CHECKABLE, NOT_FOCUSABLE, SELECTABLE
 from detact_service.understanding.checks import CheckReader, check_views
 from detact_service.understanding.dimmed import DimmedReader, dimmed_views
@@ -228,10 +228,12 @@ def grouped_types(
     groups_of: Callable[[npt.NDArray[np.float64]], npt.NDArray[np.int64]],
     group_types: npt.NDArray[np.int64],
     member_types: npt.NDArray[np.int64],
+    retyped_types: npt.NDArray[np.int64] | None = None,
 ) -> Reading:
     """``reading`` with the detector boxes of each group (``groups_of`` their boxes) typed alike: where the
     type whose probabilities, summed over the members the reader gave one of ``member_types``, are
-    highest is one of ``group_types``, those members take it."""
+    highest is one of ``group_types``, those members take it (only those given one of ``retyped_types``
+    when set)."""
     if reading.type_probability is None or len(elements) < COLUMN_ROWS:
         return reading
     controls = np.asarray([e.source == DETECTOR_SOURCE and not is_mark(e) for e in elements], dtype=bool)
@@ -246,6 +248,8 @@ def grouped_types(
     np.add.at(summed, group, reading.type_probability[members])
     consensus = summed.argmax(axis=1)[group]
     taken = np.isin(consensus, group_types)
+    if retyped_types is not None:
+        taken &= np.isin(reading.type_index[members], retyped_types)
     if not taken.any():
         return reading
     retyped = np.flatnonzero(members)[taken]
@@ -263,6 +267,20 @@ def column_types(elements: Sequence[Element], reading: Reading) -> Reading:
     list's rows are one kind of control; the reader, seeing each alone, called three of a browser's context
     menu items inputs and two text. Measured in ``docs/ARCHITECTURE.md`` (the reader)."""
     return grouped_types(elements, reading, column_groups, COLUMN_TYPE_INDICES, COLUMN_MEMBER_INDICES)
+
+
+LIST_FIELD_INDICES = type_indices(ElementType.INPUT)
+"""The types :func:`list_types` replaces: a framed row read as a field."""
+
+
+def list_types(elements: Sequence[Element], reading: Reading) -> Reading:
+    """``reading`` with the rows of a list whose rows touch (:func:`.alignment.list_groups`: one and two
+    lines high) that the reader called inputs typed as the list's other rows, where those are list rows or
+    menu items: the reader, seeing each alone, took a list's selected row, framed, for a field. Only
+    inputs: a table's header touches its first row too, and stays a header."""
+    return grouped_types(
+        elements, reading, list_groups, COLUMN_TYPE_INDICES, COLUMN_MEMBER_INDICES, LIST_FIELD_INDICES
+    )
 
 
 def tab_types(elements: Sequence[Element], reading: Reading) -> Reading:
@@ -413,7 +431,8 @@ def header_types(elements: Sequence[Element], reading: Reading) -> Reading:
 
 def apply_reading(elements: Sequence[Element], reading: Reading, threshold: float) -> list[Element]:
     """The elements with the reader's type (when confident enough) and the states that apply to it."""
-    reading = toolbar_types(elements, tab_types(elements, column_types(elements, reading)))
+    reading = list_types(elements, column_types(elements, reading))
+    reading = toolbar_types(elements, tab_types(elements, reading))
     reading = header_types(elements, reading)
     reading = textless_glyphs(elements, reading)
     reading = current_tabs(elements, label_types(elements, paragraph_types(elements, reading)))

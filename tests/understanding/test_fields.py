@@ -145,3 +145,24 @@ def test_a_framed_box_with_a_value_at_its_left_is_a_field() -> None:
         "toolbar segment": ElementType.LIST_ITEM,
         "framed row": ElementType.LIST_ITEM,
     }
+
+
+def test_a_lists_framed_selected_row_is_no_field() -> None:
+    """A web list of touching rows, its selected row framed in the page's colour with its text at the left:
+    a row of the list, not a field; the same frame standing apart from the rows is a field."""
+    font = ImageFont.truetype(FONT, 14)
+    image = Image.new("RGB", (640, 400), (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    rows = [(20, 40 + 41 * i, 600, 81 + 41 * i) for i in range(4)]
+    for i, box in enumerate(rows):
+        draw.text((box[0] + 12, box[1] + 12), f"Row number {i}", font=font, fill=(30, 30, 30))
+    draw.rectangle((20, 81, 599, 121), outline=(90, 90, 90))  # the selected row's frame
+    draw.rectangle((20, 300, 599, 340), outline=(90, 90, 90))
+    draw.text((32, 312), "Row number 9", font=font, fill=(30, 30, 30))
+    apart = (20, 300, 600, 341)
+    elements = [
+        Element(box, ElementType.LIST_ITEM, text=f"Row number {i}", source="detector")
+        for i, box in enumerate([*rows, apart])
+    ]
+    typed = [e.type for e in framed_fields(np.asarray(image), elements)]
+    assert typed == [ElementType.LIST_ITEM] * 4 + [ElementType.INPUT]

@@ -19,6 +19,7 @@ from detact_service.understanding.reader import (
     column_types,
     current_tabs,
     label_types,
+    list_types,
     near_checkable,
     paragraph_types,
     state_applies,
@@ -351,6 +352,30 @@ def test_a_form_label_is_text() -> None:
         ElementType.INPUT,
         ElementType.BUTTON,
     ]
+
+
+def test_a_lists_framed_row_read_as_a_field_is_one_of_its_rows() -> None:
+    """A web list of touching rows of one and two lines (41 and 57 px): the reader called its first row,
+    drawn in a frame, a field. It is one of the list's rows; a table's header touching its first row, read
+    as a button, stays a button, and inputs in a list of inputs stay inputs."""
+    tops = [69, 110, 167, 219, 271, 312]
+    heights = [41, 57, 52, 52, 41, 41]
+    rows = [
+        Element((19, top, 841, top + high), ElementType.ICON, source="detector")
+        for top, high in zip(tops, heights, strict=True)
+    ]
+    item, field, button = ElementType.LIST_ITEM, ElementType.INPUT, ElementType.BUTTON
+    read = [(field, 0.7, item, 0.3)] + [(item, 0.9, field, 0.1)] * 5
+    boxes = np.asarray([e.bbox for e in rows], np.float64)
+    assert column_groups(boxes)[0] == -1  # one line high against two: no column by height alone
+    fixed = list_types(rows, reading_of_types(read))
+    assert [TYPES[i] for i in fixed.type_index] == [item] * 6
+    header = Element((19, 40, 841, 69), ElementType.ICON, source="detector")
+    read_with_header = [(button, 0.8, item, 0.2), *read[1:]]
+    fixed = list_types([header, *rows[1:]], reading_of_types(read_with_header))
+    assert [TYPES[i] for i in fixed.type_index] == [button] + [item] * 5
+    fields = list_types(rows, reading_of_types([(field, 0.8, item, 0.2)] * 6))
+    assert [TYPES[i] for i in fields.type_index] == [field] * 6
 
 
 def test_a_column_whose_rows_read_as_fields_stays_fields() -> None:
