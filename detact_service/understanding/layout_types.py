@@ -51,6 +51,7 @@ from detact_service.understanding.alignment import COLUMN_ROWS, row_groups
 from detact_service.understanding.attribute_codec import CHECKABLE, SELECTABLE
 from detact_service.understanding.colors import rgb_to_hsv
 from detact_service.understanding.glyph_text import starts_with_magnifier, without_magnifier
+from detact_service.understanding.list_looks import current_rows
 from detact_service.understanding.list_rows import list_rows
 from detact_service.understanding.tab_looks import current_tabs
 
@@ -430,7 +431,7 @@ def layout_types(parse: ScreenParse, image: RGBImage | None = None) -> ScreenPar
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
     elements = magnifier_letters(search_fields(toolbar_buttons(elements), parse.width, parse.height, image))
     if image is not None:
-        elements = current_tabs(image, elements)
+        elements = current_rows(image, current_tabs(image, elements))
     if arrows:
         kept = [e for i, e in enumerate(elements) if i not in arrows]
         elements = [e.replace(id=index) for index, e in enumerate(kept)]

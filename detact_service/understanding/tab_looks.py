@@ -3,15 +3,17 @@
 A tab bar always shows which tab is open: its tab is filled, outlined, underlined or lettered unlike its
 siblings. The reader reads each tab alone and often misses that, and a tab typed by its close button (a
 browser's) gets no ``selected`` state at all: on the 60 ScreenAgent desktops 16 of the 23 screens with a
-row of tabs said none was open. In a row of tabs none of which is selected, the one drawn unlike the rest
-becomes the selected one and the others unselected:
+row of tabs said none was open. The reader can also be sure of the wrong tab: of a page's tabs lettered in
+link blue, the open one in black and framed, it took the first blue one for the open one. In a row of tabs,
+the one drawn unlike the rest becomes the selected one and the others unselected, whatever the reader said:
 
 - three tabs or more: the one whose look (:func:`tab_looks`: fill, ink, outline) stands far from the
   row's median look in some part while every other lies near it;
 - two tabs: the one whose fill stands far from the row's background (the band round the two tabs), or
   whose outline stands out, while the other's does not.
 
-A row where no tab stands out, or two do (the open one and the one under the pointer), is left as it was.
+A row where no tab stands out, or two do (the open one and the one under the pointer), is left as the
+reader read it.
 Tabs are few, so their crops are read in a loop.
 """
 
@@ -144,8 +146,8 @@ def selected_as(element: Element, selected: bool) -> Element:
 
 
 def current_tabs(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
-    """``elements`` with the tab drawn unlike its row's others selected in each row of tabs where none is
-    (and those others unselected)."""
+    """``elements`` with the tab drawn unlike its row's others selected in each row of tabs (and those others
+    unselected), whichever tab the reader had selected."""
     out = list(elements)
     tabs = np.flatnonzero([e.type is ElementType.TAB for e in elements])
     if len(tabs) < 2:
@@ -154,8 +156,6 @@ def current_tabs(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
     rows = tab_rows(boxes)
     for row in np.unique(rows[rows >= 0]).tolist():
         members = tabs[rows == row]
-        if any(elements[i].state.selected for i in members.tolist()):
-            continue
         picked = standout(image, boxes[rows == row])
         if picked is None:
             continue

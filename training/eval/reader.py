@@ -38,8 +38,10 @@ from PIL import Image
 from detact_service.core import DETECTOR_SOURCE, Element, ElementType, ScreenParse
 from detact_service.geometry import iou_matrix
 from detact_service.settings import Settings
+from detact_service.understanding.list_looks import current_rows
 from detact_service.understanding.reader import ReaderAttributeStage, state_applies
 from detact_service.understanding.semimask import box_features, reader_views
+from detact_service.understanding.tab_looks import current_tabs
 from training.eval.attributes import Tally, tally_table
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "READER.md"
@@ -106,12 +108,14 @@ def read_labelled(
 ) -> list[Element]:
     """The reader's answers for labelled boxes (the labels' types and states hidden from it). ``detected``
     gives them as a detector's boxes, so that the stage's layout rules, which only retype detector boxes
-    (a column's rows typed alike, a row of tabs), apply as in a parse."""
+    (a column's rows typed alike, a row of tabs), apply as in a parse, and then the looks that a parse's
+    layout rules read after the reader (the open tab of a row, the selected row of a list)."""
     height, width = image.shape[:2]
     source = DETECTOR_SOURCE if detected else "label"
     blank = [Element(e.bbox, ElementType.TEXT, text=e.text, source=source) for e in elements]
     parse = ScreenParse(width=width, height=height, elements=blank)
-    return list(stage.run([image], [parse])[0].elements)
+    read = list(stage.run([image], [parse])[0].elements)
+    return current_rows(image, current_tabs(image, read)) if detected else read
 
 
 def engine_tallies(stage: ReaderAttributeStage, folder: Path) -> dict[str, Tally]:
