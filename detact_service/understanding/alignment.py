@@ -21,8 +21,7 @@ LIST_TOUCH = 2.0
 """Rows that follow one another this many pixels apart or fewer (a list's rows, drawn without a gap) ..."""
 LIST_HEIGHT = 2.0
 """... are rows of one column when their heights agree within this ratio (a list's rows of one and two
-lines), not only :data:`COLUMN_HEIGHT` ...
-"""
+lines), not only :data:`COLUMN_HEIGHT` ..."""
 LIST_ASPECT = 6.0
 """... and each is this many times as wide as the taller is high (a list's rows: a table's cells, below
 their taller header, are narrower)."""
