@@ -8,7 +8,7 @@ import pytest
 from detact_service.core import Element, ElementState, ElementType, ScreenParse
 from detact_service.settings import Settings
 from detact_service.stages import StageUnavailable
-from detact_service.understanding.alignment import column_groups, row_groups
+from detact_service.understanding.alignment import column_groups, list_groups, row_groups
 from detact_service.understanding.reader import (
     APPLIES,
     STATES,
@@ -370,10 +370,11 @@ def test_a_lists_framed_row_read_as_a_field_is_one_of_its_rows() -> None:
     assert column_groups(boxes)[0] == -1  # one line high against two: no column by height alone
     fixed = list_types(rows, reading_of_types(read))
     assert [TYPES[i] for i in fixed.type_index] == [item] * 6
-    header = Element((19, 40, 841, 69), ElementType.ICON, source="detector")
-    read_with_header = [(button, 0.8, item, 0.2), *read[1:]]
-    fixed = list_types([header, *rows[1:]], reading_of_types(read_with_header))
-    assert [TYPES[i] for i in fixed.type_index] == [button] + [item] * 5
+    header = Element((19, 40, 841, 69), ElementType.ICON, source="detector")  # touches the first row
+    with_header = [header, *rows]
+    assert len(set(list_groups(np.asarray([e.bbox for e in with_header], np.float64)).tolist())) == 1
+    fixed = list_types(with_header, reading_of_types([(button, 0.8, item, 0.2), *read]))
+    assert [TYPES[i] for i in fixed.type_index] == [button] + [item] * 6
     fields = list_types(rows, reading_of_types([(field, 0.8, item, 0.2)] * 6))
     assert [TYPES[i] for i in fields.type_index] == [field] * 6
 
