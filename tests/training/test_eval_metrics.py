@@ -203,3 +203,21 @@ def test_stacked_pages_put_screens_one_above_another_with_their_labels() -> None
         ((0, 100, 30, 110), ElementType.CHECKBOX),
     ]
     assert (first.image[100:, :200] == 20).all() and (first.image[100:, 200:] == 255).all()
+
+
+def test_reader_type_max_gives_one_of_two_labels_at_one_box() -> None:
+    from training.eval.reader import answerable_types
+
+    item = Element((0, 0, 200, 30), ElementType.LIST_ITEM)
+    its_link = Element((0, 0, 200, 31), ElementType.LINK)
+    twin_link = Element((0, 40, 200, 70), ElementType.LINK)
+    twin_link_again = Element((0, 40, 200, 70), ElementType.LINK)
+    alone = Element((0, 80, 90, 110), ElementType.BUTTON)
+    answerable = answerable_types([item, its_link, twin_link, twin_link_again, alone])
+    assert answerable == [
+        ElementType.LIST_ITEM,
+        ElementType.LIST_ITEM,
+        ElementType.LINK,
+        ElementType.LINK,
+        ElementType.BUTTON,
+    ]
