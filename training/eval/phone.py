@@ -6,6 +6,10 @@ predicted box lies inside it. Elements per screen is the number of boxes a metho
 by flooding an agent's prompt shows up there. Text: among the found views that show text (the texts of
 the labelled views inside them), the share whose matched element's text says the same (rapidfuzz
 ``token_set_ratio`` >= :data:`TEXT_MATCH`: word order and extra words aside); a detector alone has none.
+Per control: a view hierarchy often holds one control as two clickable views (a layout and its text view
+at the same box, a row round its only clickable child), of which a one-to-one match can find only one; the
+views grouped into controls as the data engine's labels are (:mod:`training.eval.controls`), a control
+counts as found when any of its views is.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from detact_service import geometry
 from detact_service.core import Element, ScreenParse
 from detact_service.settings import Settings
 from training.data.phone_real import PhoneScreen
+from training.eval.controls import controls_found
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "PHONE.md"
 Boxes = npt.NDArray[np.float64]
@@ -43,10 +48,16 @@ class PhoneScore:
     seconds: float = 0.0
     with_text: int = 0
     text_right: int = 0
+    controls: int = 0
+    controls_matched: int = 0
 
     @property
     def recall(self) -> float:
         return self.matched / max(self.targets, 1)
+
+    @property
+    def per_control(self) -> float:
+        return self.controls_matched / max(self.controls, 1)
 
     @property
     def centre_hit(self) -> float:
@@ -116,6 +127,11 @@ def score(screens: Iterable[PhoneScreen], finder: ElementFinder) -> PhoneScore:
         totals.targets += len(screen.clickable)
         totals.predicted += len(predicted)
         totals.matched += len(pairs)
+        found = np.zeros(len(screen.clickable), dtype=bool)
+        found[[target for target, _ in pairs]] = True
+        controls, controls_matched = controls_found(screen.clickable, found)
+        totals.controls += controls
+        totals.controls_matched += controls_matched
         totals.centre_hits += centre_hits(screen.clickable, predicted)
         shown, right = texts_right(pairs, screen.texts, [e.text for e in elements])
         totals.with_text += shown
@@ -176,15 +192,16 @@ def report(split: str, methods: dict[str, ElementFinder], limit: int | None = No
         f"phone_real `{split}` split: {len(screens)} screens of "
         f"{len({s.app for s in screens})} apps, {sum(len(s.clickable) for s in screens)} clickable views.",
         "",
-        "| method | recall@0.5 | centre-hit | elements / screen | text (found views that show text) "
-        "| ms / screen |",
-        "|---|---|---|---|---|---|",
+        "| method | recall@0.5 | per control | centre-hit | elements / screen "
+        "| text (found views that show text) | ms / screen |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, finder in methods.items():
         totals = score(screens, finder)
         text = f"{totals.text:.3f} ({totals.with_text})" if name not in ("detector", "omniparser") else "-"
         lines.append(
-            f"| {name} | {totals.recall:.3f} | {totals.centre_hit:.3f} | {totals.per_screen:.1f} "
+            f"| {name} | {totals.recall:.3f} | {totals.per_control:.3f} ({totals.controls}) "
+            f"| {totals.centre_hit:.3f} | {totals.per_screen:.1f} "
             f"| {text} | {totals.ms_per_screen:.0f} |"
         )
         print(lines[-1], flush=True)
@@ -203,7 +220,8 @@ def main(out: Path, split: str, methods: Sequence[str], limit: int | None, setti
     header = (
         "# Clickable views found on real phone screens\n\n"
         "Made by `python -m training.eval phone` (`training/eval/phone.py`): recall of the clickable views "
-        "at IoU >= 0.5, centre-hit (the centre of some returned box lies inside the view), elements per "
+        "at IoU >= 0.5, per control (clickable views of one control counted once, found when any of them "
+        "is), centre-hit (the centre of some returned box lies inside the view), elements per "
         f"screen and time per screen on this machine. Detector confidence: {conf}."
         + (
             " `omniparser`: OmniParser v2's icon detector alone as its server runs it (conf 0.05, NMS IoU "
