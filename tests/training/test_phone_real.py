@@ -1,11 +1,13 @@
 """The phone_real reader, its app split, its YOLO export and the recall scoring."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from detact_service.core import Element
 from training.data.phone_real import MAX_SCREEN_SHARE, export_yolo, load_screens, view_texts
-from training.eval.phone import centre_hits, matched_targets, texts_right
+from training.eval.phone import centre_hits, matched_targets, score, texts_right
 
 
 def test_the_split_is_by_app_and_covers_every_screen() -> None:
@@ -41,6 +43,19 @@ def test_recall_matches_one_to_one_and_centre_hits_count_targets() -> None:
     assert matched_targets(targets, twice) == 1
     assert centre_hits(targets, twice) == 1
     assert matched_targets(targets, np.zeros((0, 4))) == 0
+
+
+def test_a_layout_and_its_text_view_at_one_box_are_one_control_found_once() -> None:
+    screen = next(iter(load_screens(split="val")))
+    layout_and_text = [[100, 100, 300, 150], [100, 101, 300, 150]]
+    apart = [[100, 300, 300, 350]]
+    screen = replace(
+        screen, clickable=np.array(layout_and_text + apart, dtype=float), classes=("a", "b", "c")
+    )
+    one_box = [Element((100, 100, 300, 150)), Element((100, 300, 140, 320))]
+    totals = score([screen], lambda image: one_box)
+    assert (totals.targets, totals.matched) == (3, 1)
+    assert (totals.controls, totals.controls_matched) == (2, 1)
 
 
 def test_a_view_shows_the_texts_inside_it_and_a_match_reads_it_in_any_order() -> None:
