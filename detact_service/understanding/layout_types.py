@@ -33,12 +33,20 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
   close button stays (it is a control of its own), and an OCR ``X`` read from it leaves the title.
+- **A browser's address bar by its URL.** A box near the top of the screen whose whole text is one web
+  address (``https://...``, ``www....``, ``host.tld/path``), several times as wide as tall, is the
+  address bar an agent types a URL into; the reader, which never saw a browser's toolbar, called them
+  buttons, text, list rows or menu items (27 on the 60 ScreenAgent desktops, 9 of them inputs), and
+  read Firefox's pale ``https://`` as a disabled control. Such a box becomes an enabled ``input``; a tab
+  titled by its URL stays a tab, and a URL further down (a status bar's link preview, a search result's
+  address) keeps its type.
 - **The open tab by its look.** In a row of tabs none of which is selected, the one drawn unlike the others
   is the open one (:mod:`~detact_service.understanding.tab_looks`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -148,6 +156,18 @@ Q_FIELD_ASPECT = 4.0
 as tall (Google Play's ``Q Search`` tab is 1.6)."""
 FIELD_FILL_SATURATION = 0.3
 """A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
+URL_TEXT = re.compile(
+    r"^(?:https?://\S+|www\.[^\s/]+\.\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/\S*)$", re.IGNORECASE
+)
+"""A whole text that is one web address: with its scheme, from ``www.``, or a host with a path."""
+ADDRESS_BAR_TOP = 0.2
+"""An address bar ends within this top share of the screen (a browser's toolbar)."""
+ADDRESS_BAR_ASPECT = 4.0
+"""... and is at least this many times as wide as tall."""
+ADDRESS_BAR_TYPES = frozenset(
+    {ElementType.BUTTON, ElementType.TEXT, ElementType.LINK, ElementType.LIST_ITEM, ElementType.MENU_ITEM}
+)
+"""Types an address bar was read as."""
 TAB_STRIP_TOP = 0.08
 """A landscape screen's tab strip lies in this top share: its tabs' favicons may be magnifiers (a search
 engine's results page), and its tabs are no fields."""
@@ -391,6 +411,22 @@ def search_fields(
     return out
 
 
+def address_bars(elements: Sequence[Element], screen_height: int) -> list[Element]:
+    """The elements with each box near the top whose whole text is a web address (:data:`URL_TEXT`),
+    :data:`ADDRESS_BAR_ASPECT` or more times as wide as tall, typed an enabled ``input`` (see the module)."""
+    if not elements:
+        return []
+    x0, y0, x1, y1 = np.asarray([e.bbox for e in elements], dtype=np.float64).T
+    placed = (y1 <= ADDRESS_BAR_TOP * screen_height) & (x1 - x0 >= ADDRESS_BAR_ASPECT * (y1 - y0))
+    kinds = np.asarray([e.type in ADDRESS_BAR_TYPES and bool(e.text) for e in elements], dtype=bool)
+    out = list(elements)
+    for index in np.flatnonzero(placed & kinds).tolist():
+        if URL_TEXT.match((out[index].text or "").strip()):
+            field = retyped(out[index], ElementType.INPUT)
+            out[index] = field.replace(state=dataclasses.replace(field.state, disabled=False))
+    return out
+
+
 def magnifier_letters(elements: Sequence[Element]) -> list[Element]:
     """The elements without the ``Q`` OCR read from a magnifier before their text
     (:func:`.glyph_text.without_magnifier`; a glued ``QSearch`` only in a field)."""
@@ -430,6 +466,7 @@ def layout_types(parse: ScreenParse, image: RGBImage | None = None) -> ScreenPar
     elements, arrows = dropdowns(parse.elements)
     elements = menu_bars(tabs_beside_close(tabs_by_close(elements, parse.height), parse.height))
     elements = magnifier_letters(search_fields(toolbar_buttons(elements), parse.width, parse.height, image))
+    elements = address_bars(elements, parse.height)
     if image is not None:
         elements = current_rows(image, current_tabs(image, elements))
     if arrows:

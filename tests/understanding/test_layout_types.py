@@ -159,6 +159,32 @@ def test_a_real_browser_screen_gets_its_tabs_and_its_search_fields_dropdown() ->
     parse = full_parse("c75e3289")
     assert any(str(text).startswith("[2108.12987] CAST") for text in texts_of(parse, ElementType.TAB))
     assert "All fields" in texts_of(parse, ElementType.DROPDOWN)
+    assert "https://arxiv.org/abs/2108.12987" in texts_of(parse, ElementType.INPUT)  # the address bar
+
+
+def test_a_wide_box_near_the_top_whose_text_is_a_url_is_an_enabled_address_bar() -> None:
+    dimmed = ElementState(disabled=True)
+    bar = Element(
+        (193, 59, 826, 88), ElementType.BUTTON, text="https://www.bilibili.com/video/BV1", state=dimmed
+    )
+    edge_bar = Element((100, 38, 400, 66), ElementType.LIST_ITEM, text="https://unsplash.com")
+    hostname = Element((240, 100, 500, 124), ElementType.TEXT, text="bilibili.com/video/BV1")
+    tab = Element((222, 20, 448, 54), ElementType.TAB, text="https://example.org/page")  # titled by its URL
+    status = Element((0, 722, 853, 741), ElementType.TEXT, text="https://cc.58.com/ershouche/")  # a preview
+    result = Element((213, 303, 362, 323), ElementType.LINK, text="https://www.lssjt.com")  # a result's URL
+    words = Element((600, 100, 900, 124), ElementType.BUTTON, text="Search or enter address")
+    tile = Element((152, 20, 261, 60), ElementType.BUTTON, text="cn.bing")  # a top site: no path, no scheme
+    parse = layout_types(parse_of(bar, edge_bar, hostname, tab, status, result, words, tile))
+    assert [(e.type, e.state.disabled) for e in parse.elements] == [
+        (ElementType.INPUT, False),
+        (ElementType.INPUT, False),
+        (ElementType.INPUT, False),
+        (ElementType.TAB, None),
+        (ElementType.TEXT, None),
+        (ElementType.LINK, None),
+        (ElementType.BUTTON, None),
+        (ElementType.BUTTON, None),
+    ]
 
 
 def test_a_title_with_a_close_button_across_the_top_is_a_tab() -> None:
