@@ -8,7 +8,10 @@ SSIM matcher compares: ink = distance from the border colour (colour- and polari
 into a 32x32 frame centred on the ink's centroid and scaled by its radius of gyration. Its first class
 is ``unknown``; a name is given only when the best class is not ``unknown`` and its probability reaches
 ``settings.icons.classifier_threshold`` (unset: the model's own, ``conf`` in its manifest entry, chosen
-on the validation set, else :data:`DEFAULT_THRESHOLD`).
+on the validation set, else :data:`DEFAULT_THRESHOLD`). A candidate left unnamed whose box was taken as it
+is (not a button's, which is inset) is read once more inset as a button's: a glyph's padded box that
+reaches a container's rounded corner (a search field's magnifier on a phone) has that corner's background
+as ink, which the CNN takes for part of the glyph.
 
 An icon named on an element typed ``image``, ``region``, ``text`` or ``icon`` is an icon button: its type
 becomes ``button``. Buttons stay buttons. A checkbox or radio (a round or square icon the segmenter
@@ -38,6 +41,7 @@ from detact_service.understanding.icons import (
     MIN_RADIUS,
     PACK_FILE,
     IconMatcher,
+    element_roi,
     frame_ink,
     icon_rois,
 )
@@ -234,11 +238,38 @@ class IconClassifierStage(Backend):
                 names[i] = name
         return names
 
+    def inset_names(
+        self,
+        images: Sequence[RGBImage],
+        parses: Sequence[ScreenParse],
+        where: Sequence[tuple[int, int]],
+        names: list[str | None],
+    ) -> list[str | None]:
+        """``names`` with each candidate left unnamed whose box was not inset (not a button) named by the
+        CNN from its box inset as a button's, where it can: a glyph in a padded box whose corners show a
+        container's rounded edge (a search field's magnifier), in one call."""
+        retry = [
+            (k, roi)
+            for k, (name, (p_index, e_index)) in enumerate(zip(names, where, strict=True))
+            if name is None
+            and parses[p_index].elements[e_index].type is not ElementType.BUTTON
+            and (roi := element_roi(images[p_index], parses[p_index].elements[e_index].bbox, inset=True))
+            is not None
+        ]
+        if not retry:
+            return names
+        guesses = self.load().name([roi for _, roi in retry], self.threshold)
+        named = list(names)
+        for (k, _), (name, _) in zip(retry, guesses, strict=True):
+            named[k] = name
+        return named
+
     def run(self, images: Sequence[RGBImage], parses: Sequence[ScreenParse]) -> list[ScreenParse]:
-        """Name every candidate element of every screen in one batch."""
+        """Name every candidate element of every screen in one batch (and the unnamed again, inset)."""
         rois, where = icon_rois(images, parses, self.settings, letters=True)
+        names = self.inset_names(images, parses, where, self.name_rois(rois))
         elements = [list(parse.elements) for parse in parses]
-        for (p_index, e_index), icon in zip(where, self.name_rois(rois), strict=True):
+        for (p_index, e_index), icon in zip(where, names, strict=True):
             if icon is not None:
                 elements[p_index][e_index] = named_element(elements[p_index][e_index], icon)
         return [

@@ -453,21 +453,29 @@ def icon_rois(
     rois: list[RGBImage] = []
     where: list[tuple[int, int]] = []
     for p_index, (image, parse) in enumerate(zip(images, parses, strict=True)):
-        height, width = image.shape[:2]
         for e_index, element in enumerate(parse.elements):
             if not icon_candidate(element, settings, letters):
                 continue
-            x1, y1, x2, y2 = element.bbox
-            if element.type == ElementType.BUTTON:  # cut rounded corners and outlines off the fill
-                inset = max(2, round(BUTTON_INSET * min(element.width, element.height)))
-                x1, y1, x2, y2 = x1 + inset, y1 + inset, x2 - inset, y2 - inset
-            x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
-            if x2 - x1 < 3 or y2 - y1 < 3:
-                continue
-            top, bottom, left, right = edge_cuts(image, (x1, y1, x2, y2))
-            rois.append(image[y1 + top : y2 - bottom, x1 + left : x2 - right])
-            where.append((p_index, e_index))
+            roi = element_roi(image, element.bbox, inset=element.type == ElementType.BUTTON)
+            if roi is not None:
+                rois.append(roi)
+                where.append((p_index, e_index))
     return rois, where
+
+
+def element_roi(image: RGBImage, bbox: tuple[int, int, int, int], inset: bool) -> RGBImage | None:
+    """The pixels of a box to name its glyph from (``inset`` by :data:`BUTTON_INSET` of its short side,
+    layout edges reaching into it cut off: :func:`icon_rois`), or None when under 3 px a side."""
+    height, width = image.shape[:2]
+    x1, y1, x2, y2 = bbox
+    if inset:  # cut rounded corners and outlines off the fill
+        margin = max(2, round(BUTTON_INSET * min(x2 - x1, y2 - y1)))
+        x1, y1, x2, y2 = x1 + margin, y1 + margin, x2 - margin, y2 - margin
+    x1, y1, x2, y2 = max(x1, 0), max(y1, 0), min(x2, width), min(y2, height)
+    if x2 - x1 < 3 or y2 - y1 < 3:
+        return None
+    top, bottom, left, right = edge_cuts(image, (x1, y1, x2, y2))
+    return image[y1 + top : y2 - bottom, x1 + left : x2 - right]
 
 
 @register("icons", "ssim")

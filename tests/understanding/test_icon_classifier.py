@@ -120,6 +120,23 @@ def test_a_pictogram_read_as_a_letter_is_named_and_a_real_letter_is_kept() -> No
 
 
 @needs_model
+def test_a_magnifier_boxed_to_a_fields_rounded_corner_is_named_from_the_box_inset() -> None:
+    """A search field's magnifier boxed as the detector boxes it on a phone, its padded box reaching the
+    field's rounded corner: the corners' background reads as ink, so the box as it is names nothing, and
+    the box inset as a button's names the magnifier (a phone's search field, ``phone_real``)."""
+    purple = (83, 43, 155)
+    painter = ScreenPainter(400, 120, background=purple)
+    painter.draw.rounded_rectangle((10, 20, 390, 100), radius=14, fill="white")
+    image = np.array(painter.image)
+    stamp(image, unseen()["search"][0], (28, 42), 36, purple)
+    icon = Element(bbox=(10, 20, 82, 100), type=ElementType.ICON)
+    stage = IconClassifierStage(Settings())
+    assert stage.load().name([image[20:100, 10:82]], stage.threshold)[0][0] is None
+    out = stage.run([image], [ScreenParse(400, 120, [icon])])[0]
+    assert [(e.type, e.icon) for e in out.elements] == [(ElementType.BUTTON, "search")]
+
+
+@needs_model
 def test_the_threshold_is_the_models_own_unless_a_setting_says_otherwise() -> None:
     stage = IconClassifierStage(Settings())
     own = stage.spec.entry.conf
