@@ -194,6 +194,13 @@ def retyped(element: Element, kind: ElementType) -> Element:
     return element.replace(type=kind, state=new_state)
 
 
+def as_field(element: Element) -> Element:
+    """``element`` as an enabled ``input``: a field's pale text is its placeholder (or a browser's pale
+    ``https://``), which the reader reads as a disabled control's."""
+    field = retyped(element, ElementType.INPUT)
+    return field.replace(state=dataclasses.replace(field.state, disabled=False))
+
+
 def titled(elements: Sequence[Element], read_as_text: re.Pattern[str]) -> npt.NDArray[np.bool_]:
     """Whether each element has a title: no icon name, and text of :data:`MIN_TEXT` characters or more
     besides a glyph's ``read_as_text`` reading (an arrow read as ``v``, a close button as ``X``)."""
@@ -403,11 +410,11 @@ def search_fields(
         if len(candidates):
             field = int(candidates[np.argmin((x1 - x0)[candidates])])
             if image is None or not filled_in_colour(image, out[field].bbox):
-                out[field] = retyped(out[field], ElementType.INPUT)
+                out[field] = as_field(out[field])
     read_fits = ((x1 - x0) >= Q_FIELD_ASPECT * height) & kinds & ~holds_close & ~in_tab_strip & ~rows
     for q in (q for q in read_q if read_fits[q]):
         if image is None or not filled_in_colour(image, out[q].bbox):
-            out[q] = retyped(out[q], ElementType.INPUT)
+            out[q] = as_field(out[q])
     return out
 
 
@@ -422,8 +429,7 @@ def address_bars(elements: Sequence[Element], screen_height: int) -> list[Elemen
     out = list(elements)
     for index in np.flatnonzero(placed & kinds).tolist():
         if URL_TEXT.match((out[index].text or "").strip()):
-            field = retyped(out[index], ElementType.INPUT)
-            out[index] = field.replace(state=dataclasses.replace(field.state, disabled=False))
+            out[index] = as_field(out[index])
     return out
 
 

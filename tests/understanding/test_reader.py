@@ -509,6 +509,24 @@ def test_a_control_no_paler_than_the_screens_enabled_ones_of_its_kind_is_not_dis
     assert paler_than_its_kind(np.asarray(image), alone) == alone
 
 
+def test_a_fields_pale_text_is_no_disabled_field_outside_a_disabled_panel() -> None:
+    """A search box's query or placeholder, pale, reads as disabled; a field is disabled only in a mostly
+    disabled column (a disabled form), and other controls keep the reader's answer."""
+    from detact_service.understanding.reader import enabled_fields
+
+    dimmed, enabled = ElementState(disabled=True), ElementState(disabled=False)
+    search = Element((430, 106, 704, 150), ElementType.INPUT, text="Search", state=dimmed)
+    button = Element((720, 106, 800, 150), ElementType.BUTTON, text="Go", state=dimmed)
+    form = [
+        Element((40, 300 + 40 * k, 300, 330 + 40 * k), kind, state=dimmed if k != 2 else enabled)
+        for k, kind in enumerate(
+            (ElementType.INPUT, ElementType.TEXTAREA, ElementType.INPUT, ElementType.INPUT)
+        )
+    ]
+    said = [e.state.disabled for e in enabled_fields([search, button, *form])]
+    assert said == [False, True, True, True, False, True]
+
+
 FORM = """<!doctype html><html><body style="font: 16px sans-serif; margin: 60px; background: #2b2b2b;
 color: #ddd"><div id="row" style="width: 420px; padding: 6px 4px">
 <label id="label"><input type="checkbox" checked style="width: 16px; height: 16px"> Remember me</label>
