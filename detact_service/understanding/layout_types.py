@@ -36,7 +36,7 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
 - **A browser's address bar by its URL.** A box near the top of the screen whose whole text is one web
   address (``https://...``, ``www....``, ``host.tld/path``), several times as wide as tall, is the
   address bar an agent types a URL into; the reader, which never saw a browser's toolbar, called them
-  buttons, text, list rows or menu items (27 on the 60 ScreenAgent desktops, 9 of them inputs), and
+  buttons, text, list rows or menu items (18 of the 23 on the 60 ScreenAgent desktops; 5 were inputs), and
   read Firefox's pale ``https://`` as a disabled control. Such a box becomes an enabled ``input``; a tab
   titled by its URL stays a tab, and a URL further down (a status bar's link preview, a search result's
   address) keeps its type.
