@@ -29,6 +29,9 @@ and wrongly three common layouts (``docs/ARCHITECTURE.md``, the icons stage):
   such a text says the magnifier as well, so a wide box whose text starts so where no word does (before a
   space and a letter, or a CJK character) is a field under the same guards; the ``Q`` leaves the text of
   such an element, and of a field glued to a capitalised word (``QSearch``, where ``QWidget`` is a word).
+  Where no box holds the magnifier and its words, a text line that starts just right of the magnifier
+  (at most two magnifiers away, centred on it) and is a placeholder (``Type here to search``, ``Search
+  with Bing or enter address``, ``在此键入进行搜索``: at most six words) is the field.
 - **A tab by its close button.** A browser's (or an editor's) tab is a title with a close button (``×``)
   at its right end, across the top of the window; the reader, which never saw a browser's tab strip, called
   them buttons, text, links or list rows. Such a box in the top fifth of the screen becomes a ``tab``; its
@@ -156,6 +159,15 @@ Q_FIELD_ASPECT = 4.0
 as tall (Google Play's ``Q Search`` tab is 1.6)."""
 FIELD_FILL_SATURATION = 0.3
 """A box whose commonest colour is at least this saturated (and not dark) is an app bar, not a field."""
+PLACEHOLDER = re.compile(
+    r"^(?:(?:search|enter|type)(?:\s+\S|\s*(?:\.\.\.|…))|搜索|输入|请输入|在此键入)", re.IGNORECASE
+)
+"""A field's placeholder: ``Search ...``, ``Enter ...``, ``Type ...`` (a word after it, or an ellipsis), or
+Chinese ``搜索`` (search), ``输入`` / ``请输入`` (enter), ``在此键入`` (type here)."""
+PLACEHOLDER_WORDS = 6
+"""A placeholder has at most this many words (an instruction, ``Enter the "rex" and ...``, has more)."""
+PLACEHOLDER_GAP = 2.0
+"""A placeholder read as a text line starts at most this many magnifiers right of the magnifier."""
 URL_TEXT = re.compile(
     r"^(?:https?://\S+|www\.[^\s/]+\.\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/\S*)$", re.IGNORECASE
 )
@@ -376,8 +388,10 @@ def search_fields(
     """The elements with each box that holds a magnifier at its left or right end typed ``input`` (the
     tightest such box, 4.5 or more magnifiers wide, three or less tall, holding no close button, not in a
     landscape screen's tab strip, not a list's row, not filled in a colour where ``image`` is given; see
-    the module), and each box as guarded whose text starts with a magnifier read as ``Q``
-    (:func:`.glyph_text.starts_with_magnifier`), :data:`Q_FIELD_ASPECT` or more times as wide as tall."""
+    the module), each text line that starts just right of a magnifier and is a placeholder
+    (:func:`says_placeholder`: a field no box holds), and each box as guarded whose text starts with a
+    magnifier read as ``Q`` (:func:`.glyph_text.starts_with_magnifier`), :data:`Q_FIELD_ASPECT` or more
+    times as wide as tall."""
     glyphs = [i for i, e in enumerate(elements) if e.icon in SEARCH_GLYPHS]
     read_q = [i for i, e in enumerate(elements) if starts_with_magnifier(e.text or "")]
     if not glyphs and not read_q:
@@ -395,6 +409,9 @@ def search_fields(
     ).any(axis=1)
     in_tab_strip = (y0 < TAB_STRIP_TOP * screen_height) & (screen_width > screen_height)
     rows = in_a_list(boxes, screen_width)
+    lines = np.asarray(
+        [e.type is ElementType.TEXT and says_placeholder(e.text) for e in elements], dtype=bool
+    )
     out = list(elements)
     for g in glyphs:
         gx0, gy0, gx1, gy1 = boxes[g]
@@ -411,11 +428,22 @@ def search_fields(
             field = int(candidates[np.argmin((x1 - x0)[candidates])])
             if image is None or not filled_in_colour(image, out[field].bbox):
                 out[field] = as_field(out[field])
+        after = (x0 - gx1 >= -2) & (x0 - gx1 <= PLACEHOLDER_GAP * side) & centred
+        for line in np.flatnonzero(after & lines & ~in_tab_strip).tolist():
+            if image is None or not filled_in_colour(image, out[line].bbox):
+                out[line] = as_field(out[line])
     read_fits = ((x1 - x0) >= Q_FIELD_ASPECT * height) & kinds & ~holds_close & ~in_tab_strip & ~rows
     for q in (q for q in read_q if read_fits[q]):
         if image is None or not filled_in_colour(image, out[q].bbox):
             out[q] = as_field(out[q])
     return out
+
+
+def says_placeholder(text: str | None) -> bool:
+    """Whether a text is a field's placeholder (:data:`PLACEHOLDER`, at most :data:`PLACEHOLDER_WORDS`
+    words): ``Type here to search``, ``Search with Bing or enter address``, ``在此键入进行搜索``."""
+    words = (text or "").strip()
+    return len(words.split()) <= PLACEHOLDER_WORDS and PLACEHOLDER.match(words) is not None
 
 
 def address_bars(elements: Sequence[Element], screen_height: int) -> list[Element]:

@@ -162,6 +162,23 @@ def test_a_real_browser_screen_gets_its_tabs_and_its_search_fields_dropdown() ->
     assert "https://arxiv.org/abs/2108.12987" in texts_of(parse, ElementType.INPUT)  # the address bar
 
 
+def test_a_placeholder_just_right_of_a_magnifier_that_no_box_holds_is_a_field() -> None:
+    """The Windows taskbar's search box: its magnifier and its words, no box round both."""
+    magnifier = Element((49, 728, 84, 768), ElementType.BUTTON, icon="search")
+    words = Element((82, 738, 219, 758), ElementType.TEXT, text="Type here to search")
+    other = Element((449, 728, 484, 768), ElementType.BUTTON, icon="search")
+    label = Element((490, 738, 560, 758), ElementType.TEXT, text="Search")  # a button's label: one word
+    far = Element((600, 738, 760, 758), ElementType.TEXT, text="Search the docs")  # beyond two magnifiers
+    parse = layout_types(parse_of(magnifier, words, other, label, far))
+    assert [e.type for e in parse.elements] == [
+        ElementType.BUTTON,
+        ElementType.INPUT,
+        ElementType.BUTTON,
+        ElementType.TEXT,
+        ElementType.TEXT,
+    ]
+
+
 def test_a_wide_box_near_the_top_whose_text_is_a_url_is_an_enabled_address_bar() -> None:
     dimmed = ElementState(disabled=True)
     bar = Element(
