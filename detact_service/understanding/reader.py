@@ -499,6 +499,14 @@ def stated_groups(elements: Sequence[Element]) -> tuple[npt.NDArray[np.int64], .
     return box_groups(tuple(e.bbox for e in elements if e.state.disabled is not None))
 
 
+def with_disabled_cleared(elements: Sequence[Element], cleared: set[int]) -> list[Element]:
+    """``elements`` with ``disabled`` set false on those at the ``cleared`` indices."""
+    return [
+        e.replace(state=dataclasses.replace(e.state, disabled=False)) if i in cleared else e
+        for i, e in enumerate(elements)
+    ]
+
+
 def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Element]:
     """The elements with ``disabled`` cleared where a control in a row or a column of its kind
     (:func:`row_groups`, :func:`column_groups`) is drawn no dimmer than its enabled neighbours: its ink's
@@ -526,10 +534,7 @@ def relative_disabled(image: RGBImage, elements: Sequence[Element]) -> list[Elem
                 for i in np.flatnonzero(members & flagged).tolist()
                 if contrast[i] >= DIM_SHARE * enabled
             }
-    return [
-        e.replace(state=dataclasses.replace(e.state, disabled=False)) if i in cleared else e
-        for i, e in enumerate(elements)
-    ]
+    return with_disabled_cleared(elements, cleared)
 
 
 SCREEN_DIM_SHARE = 0.6  # a disabled control's ink contrast is at most this share of its kind's on the screen
@@ -588,10 +593,7 @@ def paler_than_its_kind(image: RGBImage, elements: Sequence[Element]) -> list[El
             for i in flagged
             if elements[i].type is kind and ink_contrast(image, elements[i].bbox) > SCREEN_DIM_SHARE * norm
         }
-    return [
-        e.replace(state=dataclasses.replace(e.state, disabled=False)) if i in cleared else e
-        for i, e in enumerate(elements)
-    ]
+    return with_disabled_cleared(elements, cleared)
 
 
 FIELD_TYPES = frozenset({ElementType.INPUT, ElementType.TEXTAREA})
@@ -608,10 +610,7 @@ def enabled_fields(elements: Sequence[Element]) -> list[Element]:
         return list(elements)
     panels = disabled_groups(elements)
     cleared = {i for i in flagged if i not in panels}
-    return [
-        e.replace(state=dataclasses.replace(e.state, disabled=False)) if i in cleared else e
-        for i, e in enumerate(elements)
-    ]
+    return with_disabled_cleared(elements, cleared)
 
 
 def with_dimmed_answers(
