@@ -234,7 +234,7 @@ def words_for_boxes_on_lines(
     lie outside the boxes). The line's words are located by its ink (:func:`word_extents`); the box names
     the words whose centres it holds, only when each of them lies inside it (within :data:`WORD_SLACK` line
     heights) and no word it cuts through has its centre outside it."""
-    worded = [t for t in texts if len((t.text or "").split()) >= 2]
+    worded = [t for t in texts if len((t.text or "").split()) >= 2 or is_cjk_words(t)]
     boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
     if image is None or not on_line.any():
         return list(widgets)
@@ -281,16 +281,17 @@ TRAILING_PUNCTUATION = ",;"  # a sentence's comma after a box's words is the sen
 def read_boxes_on_lines(
     image: RGBImage | None, texts: Sequence[Element], widgets: Sequence[Element], read: BoxReader | None
 ) -> list[Element]:
-    """``widgets`` with each textless detector box that lies on an OCR line of two or more words given
-    the text of its own pixels, read by ``read`` (all boxes of the screen in one call): inline code,
-    links and table cells whose words :func:`words_for_boxes_on_lines` cannot locate, because OCR glued or
-    split words the ink does not (``out file`` for ``outfile``, ``propertyobjectMode``) or a cell's rule
-    sits in the gap between two words; and a breadcrumb's ``Home`` whose line a box round the rest of it
+    """``widgets`` with each textless detector box that lies on an OCR line of two or more words (or a
+    CJK line: :func:`is_cjk_words`) given the text of its own pixels, read by ``read`` (all boxes of the
+    screen in one call): inline code, links and table cells whose words :func:`words_for_boxes_on_lines`
+    cannot locate, because OCR glued or split words the ink does not (``out file`` for ``outfile``,
+    ``propertyobjectMode``) or a cell's rule sits in the gap between two words; a link in a line written
+    without spaces (``《隐私政策》``); and a breadcrumb's ``Home`` whose line a box round the rest of it
     took (``texts`` are the lines before any box took them). A read is kept when it is confident
     (:data:`READ_CONFIDENCE`), has two letters or digits, is part of the line's text (:data:`READ_IN_LINE`:
     the box is text, not an icon), and holds whole words: it starts and ends at word edges of the line's
     text, or the box's ink stands a word gap (:data:`READ_WORD_GAP`) clear of the line's ink beside it."""
-    worded = [t for t in texts if len((t.text or "").split()) >= 2]
+    worded = [t for t in texts if len((t.text or "").split()) >= 2 or is_cjk_words(t)]
     boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
     if image is None or read is None or not on_line.any():
         return list(widgets)
@@ -324,6 +325,12 @@ def read_boxes_on_lines(
         if clear or at_word_edges(words, line_text):
             out[boxes[b]] = out[boxes[b]].replace(text=words)
     return out
+
+
+def is_cjk_words(line: Element) -> bool:
+    """Whether ``line`` is CJK text read with confidence (:func:`drop_boxes_in_cjk_words`' lines): written
+    without spaces, it holds several words however it splits (``同意《用户许可协议》《隐私政策》``)."""
+    return line.score >= CJK_CONFIDENCE and is_cjk_text(line.text or "", CJK_LETTERS)
 
 
 def squeezed(text: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -18,6 +20,7 @@ from detact_service.understanding.line_split import (
 from detact_service.understanding.merge import box_reader, merge_elements
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+PHONE_SCREENS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "phone_real" / "images"
 
 
 Box = tuple[int, int, int, int]
@@ -212,3 +215,18 @@ def test_a_box_beside_the_box_that_took_its_line_reads_its_own_words() -> None:
     merged = merge_elements([line, home, rest], 900, 40, image, box_reader(Settings()))
     assert [e.text for e in merged] == ["Home", line.text]
     assert [e.text for e in merge_elements([line, home, rest], 900, 40, image)] == [None, line.text]
+
+
+def test_a_box_on_a_chinese_line_reads_its_own_words() -> None:
+    """A real phone screen's consent line ``同意《用户许可协议》《QQ音乐隐私指引》``, written without spaces:
+    the detector's box round the second link reads its own words, though the line has no word gaps."""
+    path = PHONE_SCREENS / "com.tencent.qqmusic_76759f3e.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not beside the checkout")
+    image = np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))[1030:1090])
+    line = ocr_line(image)
+    assert "》《" in (line.text or "")
+    link = detector_box((334, 14, 484, 45))
+    read = box_reader(Settings())
+    assert read is not None
+    assert [e.text for e in read_boxes_on_lines(image, [line], [link], read)] == ["《QQ音乐隐私指引》"]
