@@ -234,7 +234,7 @@ def words_for_boxes_on_lines(
     lie outside the boxes). The line's words are located by its ink (:func:`word_extents`); the box names
     the words whose centres it holds, only when each of them lies inside it (within :data:`WORD_SLACK` line
     heights) and no word it cuts through has its centre outside it."""
-    worded = [t for t in texts if len((t.text or "").split()) >= 2 or is_cjk_words(t)]
+    worded = [t for t in texts if len((t.text or "").split()) >= 2]
     boxes, box_array, line_boxes, on_line = textless_boxes_on_lines(worded, widgets)
     if image is None or not on_line.any():
         return list(widgets)
